@@ -1,0 +1,15 @@
+// One registration function per subcommand; each lives in its own file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace opctl::cli {
+
+// A subcommand's body: returns the process exit code.
+using CommandAction = std::function<int()>;
+
+void register_version(CLI::App& app, CommandAction& action);
+void register_reconcile(CLI::App& app, CommandAction& action);
+
+}  // namespace opctl::cli

@@ -1,0 +1,37 @@
+// opctl: a GitOps reconciler for Kubernetes. This file wires the subcommands
+// and turns errors into messages and exit codes; the work is in reconcile/.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "exit_codes.hpp"
+#include "model/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace opctl;
+  CLI::App app{"opctl: fetch manifests, diff them against the cluster, and reconcile it", "opctl"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "opctl version", "Print the version and exit");
+  cli::CommandAction action;
+  cli::register_version(app, action);
+  cli::register_reconcile(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    return code == 0 ? 0 : cli::k_exit_invalid_input;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const InvalidInputError& error) {
+    for (const auto& problem : error.problems()) std::cerr << "error: " << problem.to_string() << "\n";
+    std::cerr << "nothing was applied\n";
+    return cli::k_exit_invalid_input;
+  } catch (const Error& error) {
+    std::cerr << "error: " << error.what() << "\n";
+    return cli::exit_code_for(error.category());
+  } catch (const std::exception& error) {
+    std::cerr << "internal error: " << error.what() << "\n";
+    return cli::k_exit_cluster_error;
+  }
+}

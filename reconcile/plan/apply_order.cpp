@@ -1,0 +1,111 @@
+#include "plan/apply_order.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include "model/error.hpp"
+
+namespace opctl::plan {
+namespace {
+
+const std::set<std::string>& builtin_groups() {
+  static const std::set<std::string> groups = {"",
+                                               "apps",
+                                               "batch",
+                                               "autoscaling",
+                                               "policy",
+                                               "admissionregistration.k8s.io",
+                                               "apiextensions.k8s.io",
+                                               "apiregistration.k8s.io",
+                                               "authentication.k8s.io",
+                                               "authorization.k8s.io",
+                                               "certificates.k8s.io",
+                                               "coordination.k8s.io",
+                                               "discovery.k8s.io",
+                                               "events.k8s.io",
+                                               "flowcontrol.apiserver.k8s.io",
+                                               "internal.apiserver.k8s.io",
+                                               "networking.k8s.io",
+                                               "node.k8s.io",
+                                               "rbac.authorization.k8s.io",
+                                               "resource.k8s.io",
+                                               "scheduling.k8s.io",
+                                               "storage.k8s.io",
+                                               "storagemigration.k8s.io"};
+  return groups;
+}
+
+long wave_of(const model::Object& object) {
+  std::string text = object.annotation(k_wave_annotation);
+  if (text.empty()) return 0;
+  long wave = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), wave);
+  if (error != std::errc() || end != text.data() + text.size())
+    throw InvalidInputError({Problem{object.location().file,
+                                     object.line_of("/metadata/annotations/opctl.io~1wave"),
+                                     "metadata.annotations.opctl.io/wave",
+                                     "must be an integer, not \"" + text + "\""}});
+  return wave;
+}
+
+}  // namespace
+
+bool is_custom_kind(const model::GroupVersionKind& gvk) { return !builtin_groups().contains(gvk.group); }
+
+int kind_rank(const model::GroupVersionKind& gvk) {
+  static const std::map<std::string, int> ranks = {
+      {"Namespace", 0},
+      {"CustomResourceDefinition", 1},
+      {"PriorityClass", 2},
+      {"StorageClass", 2},
+      {"ClusterRole", 3},
+      {"ClusterRoleBinding", 3},
+      {"Role", 4},
+      {"RoleBinding", 4},
+      {"ServiceAccount", 5},
+      {"Secret", 6},
+      {"ConfigMap", 6},
+      {"LimitRange", 6},
+      {"ResourceQuota", 6},
+      {"PersistentVolume", 7},
+      {"PersistentVolumeClaim", 7},
+      {"Service", 8},
+      {"Deployment", 9},
+      {"StatefulSet", 9},
+      {"DaemonSet", 9},
+      {"ReplicaSet", 9},
+      {"Job", 9},
+      {"CronJob", 9},
+      {"Pod", 9},
+  };
+  constexpr int k_custom_rank = 10;
+  constexpr int k_other_rank = 11;
+  if (is_custom_kind(gvk)) return k_custom_rank;
+  auto found = ranks.find(gvk.kind);
+  return found == ranks.end() ? k_other_rank : found->second;
+}
+
+std::vector<ApplyGroup> order_for_apply(const std::vector<model::Object>& objects) {
+  std::map<std::pair<long, int>, std::vector<std::size_t>> grouped;
+  std::vector<Problem> problems;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    try {
+      grouped[{wave_of(objects[i]), kind_rank(objects[i].gvk())}].push_back(i);
+    } catch (const InvalidInputError& error) {
+      problems.insert(problems.end(), error.problems().begin(), error.problems().end());
+    }
+  }
+  if (!problems.empty()) throw InvalidInputError(std::move(problems));
+  std::vector<ApplyGroup> groups;
+  for (auto& [position, members] : grouped) {
+    std::sort(members.begin(), members.end(),
+              [&](std::size_t a, std::size_t b) { return objects[a].key() < objects[b].key(); });
+    groups.push_back({position.first, position.second, std::move(members)});
+  }
+  return groups;
+}
+
+}  // namespace opctl::plan

@@ -1,0 +1,17 @@
+// Desired state from a plain directory (CI on a checkout, a laptop).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "source/manifest_file.hpp"
+
+namespace opctl::source {
+
+// Every *.yaml, *.yml and *.json below `root`, recursively, sorted by path;
+// hidden files and directories (.git) are skipped. Paths in the result are
+// `root` joined with the relative path, as the user would type them.
+// Throws InvalidInputError when `root` is missing or not a directory.
+std::vector<ManifestFile> read_directory(const std::filesystem::path& root);
+
+}  // namespace opctl::source

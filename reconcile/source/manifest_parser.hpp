@@ -1,0 +1,29 @@
+// Turns manifest files into validated objects: multi-document YAML, `kind: List`
+// expansion, identity checks and duplicate detection, reporting every problem.
+#pragma once
+
+#include <vector>
+
+#include "model/error.hpp"
+#include "model/object.hpp"
+#include "model/yaml_document.hpp"
+#include "source/manifest_file.hpp"
+
+namespace opctl::source {
+
+struct ParseOptions {
+  model::YamlLimits yaml_limits;
+  FileLimits file_limits;
+};
+
+// Parses all files; throws InvalidInputError listing every problem found in
+// any file, so that nothing is applied unless the whole set is valid.
+std::vector<model::Object> parse_manifests(const std::vector<ManifestFile>& files, const ParseOptions& options = {});
+
+// The identity problems of one object (missing apiVersion, kind, name...).
+std::vector<Problem> identity_problems(const model::Object& object);
+
+// Objects that share an identity; each problem names both places.
+std::vector<Problem> duplicate_problems(const std::vector<model::Object>& objects);
+
+}  // namespace opctl::source
