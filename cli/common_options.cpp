@@ -1,9 +1,31 @@
 #include "common_options.hpp"
 
+#include <cstdlib>
+
 namespace opctl::cli {
 
 void add_source_flags(CLI::App& command, CommonOptions& options) {
-  command.add_option("--path", options.path, "Directory (or file) holding the manifests")->required();
+  auto& source = options.source;
+  auto& git = source.credentials;
+  command.add_option("--repo", source.repo, "Git repository URL (https://, ssh://, git@host:repo, file://) or local path");
+  command.add_option("--ref", source.ref, "Branch, tag or commit SHA (default: the remote's default branch)");
+  command.add_option("--path", source.path,
+                     "Sub-directory of the repository; without --repo, the directory (or file) of manifests");
+  command.add_option("--cache-dir", source.cache_dir, "Where git clones are cached (default: $XDG_CACHE_HOME/opctl/git)");
+  command.add_option("--git-token-file", git.token_file, "File holding an HTTPS token (also: OPCTL_GIT_TOKEN)");
+  command.add_option("--git-basic-auth-file", git.basic_auth_file, "File holding username:password for HTTPS");
+  command.add_option("--git-ssh-key-file", git.ssh_key_file, "Private key for SSH (default: ssh-agent)");
+  command.add_option("--git-ssh-passphrase-file", git.ssh_passphrase_file, "File holding the SSH key's passphrase");
+  command.add_option("--git-known-hosts-file", git.known_hosts_file,
+                     "known_hosts file to verify SSH host keys (default: ~/.ssh/known_hosts)");
+  command.add_flag("--git-insecure-ignore-host-key", git.insecure_ignore_host_key,
+                   "Do not verify the SSH host key (unsafe)");
+}
+
+void finish_source_options(CommonOptions& options) {
+  if (options.source.repo.empty() && options.source.path.empty())
+    throw CLI::ValidationError("--path", "either --repo or --path is required");
+  if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
 }
 
 void add_cluster_flags(CLI::App& command, CommonOptions& options) {

@@ -4,10 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "source/desired_source.hpp"
+
 namespace opctl::cli {
 
 struct CommonOptions {
-  std::string path;
+  source::SourceOptions source;
   std::string kubeconfig;
   std::string context;
   std::string namespace_name;
@@ -21,6 +23,8 @@ struct CommonOptions {
 };
 
 void add_source_flags(CLI::App& command, CommonOptions& options);
+// Fills in what comes from the environment (OPCTL_GIT_TOKEN) after parsing.
+void finish_source_options(CommonOptions& options);
 void add_cluster_flags(CLI::App& command, CommonOptions& options);
 void add_output_flags(CLI::App& command, CommonOptions& options);
 

@@ -7,7 +7,7 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "exit_codes.hpp"
-#include "source/directory_source.hpp"
+#include "source/desired_source.hpp"
 #include "source/manifest_parser.hpp"
 #include "terminal.hpp"
 
@@ -27,7 +27,8 @@ std::string colored_action(const Palette& palette, apply::Action action) {
 
 int run_reconcile(const CommonOptions& options) {
   // Everything is loaded and validated before the first request that could change the cluster.
-  auto objects = source::parse_manifests(source::read_directory(options.path));
+  auto desired = source::load_desired_source(options.source);
+  auto objects = source::parse_manifests(desired.files);
   ClusterConnection connection = connect(options);
   apply::resolve_scopes(*connection.mapper, objects, connection.default_namespace(options));
   if (auto duplicates = source::duplicate_problems(objects); !duplicates.empty())
@@ -66,7 +67,10 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   command->add_flag("--force-conflicts", options->force_conflicts,
                     "Take ownership of fields another field manager owns");
   add_output_flags(*command, *options);
-  command->callback([options, &action] { action = [options] { return run_reconcile(*options); }; });
+  command->callback([options, &action] {
+    finish_source_options(*options);
+    action = [options] { return run_reconcile(*options); };
+  });
 }
 
 }  // namespace opctl::cli

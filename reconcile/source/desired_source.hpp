@@ -1,0 +1,54 @@
+// Where desired state comes from: a git repository (cloned into a cache and
+// fetched incrementally) or, without a repository, a plain directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "source/manifest_file.hpp"
+
+namespace opctl::source {
+
+struct GitCredentials {
+  std::string token;                 // from OPCTL_GIT_TOKEN; never logged
+  std::string token_file;            // --git-token-file
+  std::string basic_auth_file;       // --git-basic-auth-file: "username:password" on one line
+  std::string ssh_key_file;          // --git-ssh-key-file
+  std::string ssh_passphrase_file;   // --git-ssh-passphrase-file
+  std::string known_hosts_file;      // --git-known-hosts-file (default ~/.ssh/known_hosts)
+  bool insecure_ignore_host_key = false;  // --git-insecure-ignore-host-key
+};
+
+struct SourceOptions {
+  std::string repo;       // URL or local path of a git repository; empty: `path` is a plain directory
+  std::string ref;        // branch, tag or commit SHA; empty: the remote's default branch
+  std::string path;       // sub-directory in the repository, or the directory itself
+  std::string cache_dir;  // empty: $XDG_CACHE_HOME/opctl/git (or ~/.cache/opctl/git)
+  GitCredentials credentials;
+};
+
+// What a run was made from, for the report and the opctl.io/source annotation.
+struct SourceRevision {
+  std::string repo;     // as given (credentials stripped)
+  std::string ref;      // as asked for
+  std::string commit;   // full SHA; empty for a plain directory outside git
+  std::string author;
+  std::string time;     // RFC 3339
+  std::string subject;
+  std::string path;
+
+  // "repo@sha:path", or the path alone for a plain directory.
+  std::string annotation() const;
+};
+
+struct DesiredSource {
+  std::vector<ManifestFile> files;
+  SourceRevision revision;
+};
+
+// Reads every manifest the options point at. Throws InvalidInputError for bad
+// input (unknown ref, missing path) and ClusterError-category opctl::Error for
+// network and authentication failures; messages name the repo, ref and file.
+DesiredSource load_desired_source(const SourceOptions& options);
+
+}  // namespace opctl::source
