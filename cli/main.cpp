@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   cli::CommandAction action;
   cli::register_version(app, action);
   cli::register_reconcile(app, action);
+  cli::register_diff(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -7,8 +7,7 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "exit_codes.hpp"
-#include "source/desired_source.hpp"
-#include "source/manifest_parser.hpp"
+#include "desired_set.hpp"
 #include "terminal.hpp"
 
 namespace opctl::cli {
@@ -27,12 +26,8 @@ std::string colored_action(const Palette& palette, apply::Action action) {
 
 int run_reconcile(const CommonOptions& options) {
   // Everything is loaded and validated before the first request that could change the cluster.
-  auto desired = source::load_desired_source(options.source);
-  auto objects = source::parse_manifests(desired.files);
-  ClusterConnection connection = connect(options);
-  apply::resolve_scopes(*connection.mapper, objects, connection.default_namespace(options));
-  if (auto duplicates = source::duplicate_problems(objects); !duplicates.empty())
-    throw InvalidInputError(std::move(duplicates));
+  DesiredSet desired = load_desired_set(options);
+  ClusterConnection& connection = desired.connection;
 
   Palette palette{use_color(options.no_color)};
   apply::PassOptions pass;
@@ -45,7 +40,7 @@ int run_reconcile(const CommonOptions& options) {
     if (failed) line += ": " + outcome.message;
     (failed ? std::cerr : std::cout) << line << "\n";
   };
-  auto report = apply::run_apply_pass(*connection.client, std::move(objects), pass);
+  auto report = apply::run_apply_pass(*connection.client, std::move(desired.objects), pass);
   std::cout << fmt::format("{} objects: {} created, {} configured, {} unchanged, {} failed ({:.1f}s)\n",
                            report.outcomes.size(), report.count(apply::Action::created),
                            report.count(apply::Action::configured), report.count(apply::Action::unchanged),

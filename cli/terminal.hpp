@@ -21,6 +21,7 @@ struct Palette {
   std::string yellow(const std::string& text) const { return wrap("33", text); }
   std::string red(const std::string& text) const { return wrap("31", text); }
   std::string dim(const std::string& text) const { return wrap("2", text); }
+  std::string bold(const std::string& text) const { return wrap("1", text); }
 
  private:
   std::string wrap(const char* code, const std::string& text) const {

@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <thread>
 
 #include "model/error.hpp"
+#include "apply/diff_pass.hpp"
+#include "apply/live_state.hpp"
+#include "diff/field_ownership.hpp"
 #include "plan/apply_order.hpp"
 
 namespace opctl::apply {
@@ -50,6 +54,7 @@ class PassRunner {
   PassReport run() {
     auto started = Clock::now();
     auto groups = plan::order_for_apply(objects_);
+    live_ = read_live_state(client_, objects_);
     bool stop = false;
     for (const auto& group : groups) {
       if (stop) {
@@ -69,43 +74,46 @@ class PassRunner {
     return client_.mapper().find(objects_[index].gvk());
   }
 
-  // Applies one group concurrently; false when any member failed.
+  // Applies one group concurrently; false when any member failed. Objects
+  // whose apply would be a no-op (judged from live state) cost no request.
   bool apply_group(const std::vector<std::size_t>& members) {
-    std::vector<std::size_t> ready;
-    std::vector<kube::HttpRequest> gets;
-    std::vector<kube::ResourceInfo> infos;
+    std::vector<std::size_t> sent;
+    std::vector<kube::HttpRequest> applies;
     for (auto index : members) {
+      Object& object = objects_[index];
+      const Json* current = live_.find(object.key());
+      carry_source_annotation(object, current);
+      if (current != nullptr && diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) {
+        applied_[index] = *current;
+        record(index, Action::unchanged, "");
+        continue;
+      }
       auto info = resource_of(index);
       if (!info) {
-        record(index, Action::failed, fmt::format("the server does not serve {} in {}", objects_[index].kind(),
-                                                  objects_[index].api_version()));
+        record(index, Action::failed, fmt::format("the server does not serve {} in {}", object.kind(),
+                                                  object.api_version()));
         continue;
       }
-      ready.push_back(index);
-      infos.push_back(*info);
-      gets.push_back(client_.get_request(*info, objects_[index].namespace_name(), objects_[index].name()));
+      sent.push_back(index);
+      applies.push_back(client_.apply_request(*info, object, options_.apply));
     }
-    auto before = client_.execute(gets);
-    std::vector<kube::HttpRequest> applies;
-    for (std::size_t i = 0; i < ready.size(); ++i)
-      applies.push_back(client_.apply_request(infos[i], objects_[ready[i]], options_.apply));
-    auto after = client_.execute(applies);
-    bool all_ok = true;
-    for (std::size_t i = 0; i < ready.size(); ++i) {
-      if (!after[i].ok()) {
-        all_ok = false;
-        record(ready[i], Action::failed, after[i].status.describe());
+    auto results = client_.execute(applies);
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      std::size_t index = sent[i];
+      if (!results[i].ok()) {
+        record(index, Action::failed, results[i].status.describe());
         continue;
       }
-      live_[ready[i]] = after[i].object;
-      if (!before[i].ok()) {
-        record(ready[i], Action::created, "");
+      applied_[index] = results[i].object;
+      const Json* before = live_.find(objects_[index].key());
+      if (before == nullptr) {
+        record(index, Action::created, "");
       } else {
-        bool changed = resource_version(before[i].object) != resource_version(after[i].object);
-        record(ready[i], changed ? Action::configured : Action::unchanged, "");
+        bool changed = resource_version(*before) != resource_version(results[i].object);
+        record(index, changed ? Action::configured : Action::unchanged, "");
       }
     }
-    return all_ok;
+    return std::all_of(members.begin(), members.end(), [&](std::size_t m) { return applied_.contains(m); });
   }
 
   // Custom resources of a CRD created in this pass can be applied only once
@@ -114,7 +122,7 @@ class PassRunner {
     auto deadline = Clock::now() + options_.crd_established_timeout;
     std::vector<std::size_t> pending;
     for (auto index : members)
-      if (!crd_established(live_[index])) pending.push_back(index);
+      if (!crd_established(applied_[index])) pending.push_back(index);
     while (!pending.empty() && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       std::vector<kube::HttpRequest> gets;
@@ -146,7 +154,8 @@ class PassRunner {
   kube::ApiClient& client_;
   std::vector<Object> objects_;
   const PassOptions& options_;
-  std::map<std::size_t, Json> live_;
+  LiveState live_;
+  std::map<std::size_t, Json> applied_;
   PassReport report_;
 };
 

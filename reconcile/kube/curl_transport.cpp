@@ -171,7 +171,8 @@ class CurlTransport : public HttpTransport {
     response.status = transport_failed ? 0 : status;
     response.body = std::move(transfer.body);
     if (transport_failed)
-      response.transport_error = transfer.error[0] != '\0' ? transfer.error : curl_easy_strerror(result);
+      response.transport_error = fmt::format("{}{}: {}", base_url_, request.path,
+                                             transfer.error[0] != '\0' ? transfer.error : curl_easy_strerror(result));
   }
 
   std::chrono::milliseconds backoff(int attempt, const std::string& retry_after) {

@@ -77,7 +77,8 @@ class Converter {
       case YAML::NodeType::Map: {
         Json object = Json::object();
         for (const auto& entry : node) {
-          if (!entry.first.IsScalar()) fail(entry.first, "mapping keys must be strings");
+          // A plain `null` or `~` key is a Null node whose text is still the key.
+          if (!entry.first.IsScalar() && !entry.first.IsNull()) fail(entry.first, "mapping keys must be strings");
           const std::string key = entry.first.Scalar();
           if (object.contains(key)) fail(entry.first, "duplicate key \"" + key + "\"");
           std::string child = pointer + "/" + escape_pointer_token(key);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace opctl::source {
 namespace {
@@ -160,7 +161,11 @@ std::vector<Object> parse_manifests(const std::vector<ManifestFile>& files, cons
   }
   auto duplicates = duplicate_problems(valid);
   problems.insert(problems.end(), duplicates.begin(), duplicates.end());
-  if (!problems.empty()) throw InvalidInputError(std::move(problems));
+  if (!problems.empty()) {
+    std::stable_sort(problems.begin(), problems.end(),
+                     [](const Problem& a, const Problem& b) { return std::tie(a.file, a.line) < std::tie(b.file, b.line); });
+    throw InvalidInputError(std::move(problems));
+  }
   return valid;
 }
 

@@ -1,0 +1,78 @@
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "apply/diff_pass.hpp"
+#include "apply/live_state.hpp"
+#include "commands.hpp"
+#include "common_options.hpp"
+#include "desired_set.hpp"
+#include "diff_render.hpp"
+#include "exit_codes.hpp"
+
+namespace opctl::cli {
+namespace {
+
+struct DiffOptions {
+  CommonOptions common;
+  bool exit_code = false;
+  std::string output = "text";
+  std::string report_file;
+};
+
+void write_report(const std::string& path, const model::Json& report) {
+  std::ofstream out(path);
+  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
+  out << report.dump(2) << "\n";
+}
+
+int run_diff(const DiffOptions& options) {
+  DesiredSet desired = load_desired_set(options.common);
+  auto& client = *desired.connection.client;
+  auto live = apply::read_live_state(client, desired.objects);
+  apply::DiffPassOptions pass;
+  auto result = apply::diff_against_live(client, desired.objects, live, pass);
+
+  if (options.output == "json") {
+    std::cout << render_diff_json(result.diffs, desired.revision).dump(2) << "\n";
+  } else if (options.output == "markdown") {
+    std::cout << render_diff_markdown(result.diffs, desired.revision);
+  } else {
+    std::cout << render_diff_text(result.diffs, Palette{use_color(options.common.no_color)});
+  }
+  if (!options.report_file.empty()) write_report(options.report_file, render_diff_json(result.diffs, desired.revision));
+  if (options.common.verbose)
+    std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n", result.fast_path,
+                             result.dry_runs);
+  DiffSummary summary = summarize(result.diffs);
+  if (summary.failed > 0) return k_exit_cluster_error;
+  return options.exit_code && summary.has_differences() ? k_exit_differences : k_exit_ok;
+}
+
+}  // namespace
+
+void register_diff(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<DiffOptions>();
+  auto* command = app.add_subcommand("diff", "Show what a reconcile pass would change, without changing anything");
+  command->footer(
+      "Exit codes: 0 in sync (or differences without --exit-code), 1 differences (with --exit-code), "
+      ">=2 error.\n\n"
+      "Examples:\n"
+      "  opctl diff --path manifests-example/\n"
+      "  opctl diff --repo https://git.example/ops.git --path prod --exit-code -o markdown > diff.md\n");
+  add_source_flags(*command, options->common);
+  add_cluster_flags(*command, options->common);
+  command->add_flag("--exit-code", options->exit_code, "Exit 1 when there are differences (0 when in sync)");
+  command->add_option("-o,--output", options->output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  command->add_option("--report", options->report_file, "Also write the JSON report to this file");
+  add_output_flags(*command, options->common);
+  command->callback([options, &action] {
+    finish_source_options(options->common);
+    action = [options] { return run_diff(*options); };
+  });
+}
+
+}  // namespace opctl::cli

@@ -1,0 +1,29 @@
+// Renders diff results for people (text, Markdown) and machines (JSON; the
+// schema is documented in opctl-diff(1)).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "diff/object_diff.hpp"
+#include "model/object.hpp"
+#include "source/desired_source.hpp"
+#include "terminal.hpp"
+
+namespace opctl::cli {
+
+struct DiffSummary {
+  std::size_t added = 0, changed = 0, pruned = 0, unchanged = 0, failed = 0;
+  bool has_differences() const { return added + changed + pruned > 0; }
+};
+
+DiffSummary summarize(const std::vector<diff::ObjectDiff>& diffs);
+
+// "~ apps/v1 Deployment shop/web"
+std::string diff_header(const diff::ObjectDiff& diff);
+
+std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const Palette& palette);
+std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision);
+model::Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision);
+
+}  // namespace opctl::cli

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Installs what opctl needs from Debian's packages, builds a Release, and
+# installs the opctl binary and its man pages. Safe to run again.
+#
+#   ./install.sh [--prefix DIR] [--with-testenv] [--deps-only] [--test-deps]
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+usage: ./install.sh [--prefix DIR] [--with-testenv] [--deps-only] [--test-deps]
+  --prefix DIR     install under DIR (default /usr/local)
+  --with-testenv   also build the local Kubernetes control plane (tests/testenv)
+  --deps-only      install the packages only; do not build or install opctl
+  --test-deps      also install what the test suite needs (git servers, kubectl, pytest)
+USAGE
+}
+
+root=$(cd "$(dirname "$0")" && pwd)
+prefix=/usr/local
+with_testenv=0
+deps_only=0
+test_deps=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prefix) prefix=$2; shift 2 ;;
+    --prefix=*) prefix=${1#--prefix=}; shift ;;
+    --with-testenv) with_testenv=1; shift ;;
+    --deps-only) deps_only=1; shift ;;
+    --test-deps) test_deps=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "install.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
+                libgit2-dev libyaml-cpp-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2)
+test_packages=(kubectl openssh-server openssh-client lighttpd apache2-utils groff-base man-db bash-completion)
+packages=("${build_packages[@]}")
+if [ "$test_deps" = 1 ]; then packages+=("${test_packages[@]}"); fi
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1 || [ "$(id -u)" != 0 ]; then
+    echo "install.sh: cannot install packages here (needs root and apt-get)." >&2
+    echo "Install these by hand, then run ./install.sh again:" >&2
+    echo "  ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "install.sh: installing ${missing[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "$test_deps" = 1 ] && ! python3 -m pytest --version >/dev/null 2>&1; then
+  echo "install.sh: installing pytest" >&2
+  python3 -m pip install -q pytest
+fi
+
+if [ "$with_testenv" = 1 ] || [ "$test_deps" = 1 ]; then
+  if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; fi
+  command -v go >/dev/null 2>&1 || { echo "install.sh: the control plane needs Go (https://go.dev), not found" >&2; exit 1; }
+fi
+
+if [ "$with_testenv" = 1 ]; then
+  echo "install.sh: building the local control plane (the first build takes 15-25 minutes)" >&2
+  "$root/tests/testenv/build.sh" >/dev/null
+fi
+
+if [ "$deps_only" = 1 ]; then exit 0; fi
+
+cmake -S "$root" -B "$root/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPCTL_BUILD_TESTS=OFF \
+  -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
+cmake --build "$root/build-release" -j 2
+cmake --install "$root/build-release" >/dev/null
+echo "install.sh: installed $prefix/bin/opctl and its man pages" >&2

@@ -1,0 +1,37 @@
+// Answers "would a server-side apply by opctl change the live object?" for
+// every desired object: the fast path from live state first, then the
+// server's dry run for the rest, and a local comparison where the dry run is
+// Forbidden.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apply/live_state.hpp"
+#include "diff/object_diff.hpp"
+#include "kube/api_client.hpp"
+
+namespace opctl::apply {
+
+inline constexpr const char* k_diff_ignore_annotation = "opctl.io/diff";
+
+struct DiffPassOptions {
+  std::string field_manager = kube::k_field_manager;
+  diff::CompareOptions compare;
+};
+
+struct DiffPassResult {
+  std::vector<diff::ObjectDiff> diffs;  // in the order of the desired objects
+  std::size_t fast_path = 0;            // objects decided without a request of their own
+  std::size_t dry_runs = 0;
+};
+
+// `desired` must already carry what opctl adds (labels, source annotation).
+DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<model::Object>& desired,
+                                 const LiveState& live, const DiffPassOptions& options);
+
+// Gives `desired` the opctl.io/source annotation live already has, so that a
+// new commit does not by itself count as a change to every object.
+void carry_source_annotation(model::Object& desired, const model::Json* live);
+
+}  // namespace opctl::apply

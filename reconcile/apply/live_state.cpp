@@ -1,0 +1,53 @@
+#include "apply/live_state.hpp"
+
+#include <set>
+
+namespace opctl::apply {
+namespace {
+
+using model::Json;
+using model::Object;
+
+void record(LiveState& state, const kube::ResourceInfo& info, Json object) {
+  const auto& metadata = object["metadata"];
+  model::ObjectKey key{info.gvk.group, info.gvk.kind, metadata.value("namespace", ""), metadata.value("name", "")};
+  state.objects[key] = std::move(object);
+}
+
+void get_each(kube::ApiClient& client, const kube::ResourceInfo& info, const std::vector<const Object*>& objects,
+              LiveState& state) {
+  std::vector<kube::HttpRequest> requests;
+  for (const auto* object : objects)
+    requests.push_back(client.get_request(info, object->namespace_name(), object->name()));
+  auto results = client.execute(requests);
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (results[i].ok()) {
+      record(state, info, std::move(results[i].object));
+    } else if (results[i].status.reason != kube::ApiReason::not_found) {
+      throw kube::ApiError(results[i].status);
+    }
+  }
+}
+
+}  // namespace
+
+LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& desired) {
+  // (group, version, kind, namespace) -> the objects there
+  std::map<std::pair<model::GroupVersionKind, std::string>, std::vector<const Object*>> wanted;
+  for (const auto& object : desired) wanted[{object.gvk(), object.namespace_name()}].push_back(&object);
+
+  LiveState state;
+  for (const auto& [where, objects] : wanted) {
+    auto info = client.mapper().find(where.first);
+    if (!info) continue;
+    try {
+      for (auto& item : client.list(*info, where.second)) record(state, *info, std::move(item));
+    } catch (const kube::ApiError& error) {
+      if (error.status().reason != kube::ApiReason::forbidden) throw;
+      get_each(client, *info, objects, state);
+    }
+  }
+  return state;
+}
+
+}  // namespace opctl::apply

@@ -1,0 +1,27 @@
+// Live state for a desired set, read with one paginated LIST per resource and
+// namespace rather than one GET per object.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "kube/api_client.hpp"
+#include "model/object.hpp"
+
+namespace opctl::apply {
+
+struct LiveState {
+  std::map<model::ObjectKey, model::Json> objects;
+  const model::Json* find(const model::ObjectKey& key) const {
+    auto found = objects.find(key);
+    return found == objects.end() ? nullptr : &found->second;
+  }
+};
+
+// Lists every (resource, namespace) the desired objects live in. Kinds the
+// server does not serve yet (their CRD is in the set) are simply absent. When
+// a LIST is Forbidden, falls back to a GET per object. Throws ApiError on
+// other failures.
+LiveState read_live_state(kube::ApiClient& client, const std::vector<model::Object>& desired);
+
+}  // namespace opctl::apply

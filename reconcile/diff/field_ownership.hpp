@@ -1,0 +1,25 @@
+// The fast path of the diff: decides from one LIST, with no request per
+// object, that a server-side apply by opctl would leave an object unchanged.
+//
+// It holds when every field opctl would apply already has that value live and
+// the fields opctl's manager owns (managedFields, FieldsV1) are exactly the
+// fields of the desired object. The FieldsV1 tree also says how each list is
+// merged (k: keys for associative lists, v: for sets, a leaf for atomic
+// lists), so no schema is needed. Whenever the answer is not certain it
+// returns false and the caller asks the server (a dry run).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "model/object.hpp"
+
+namespace opctl::diff {
+
+// The FieldsV1 tree of `manager`'s Apply entry in live's managedFields.
+std::optional<model::Json> applied_fields(const model::Json& live, const std::string& manager);
+
+// True only when applying `desired` with `manager` is certain to be a no-op.
+bool apply_is_noop(const model::Json& desired, const model::Json& live, const std::string& manager);
+
+}  // namespace opctl::diff

@@ -1,0 +1,43 @@
+// The diff of one object as data: what would change, shown as normalised,
+// masked before/after objects and the field paths that differ. Rendering
+// (text, JSON, Markdown) is the CLI's job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "diff/ignore_rules.hpp"
+#include "model/object.hpp"
+
+namespace opctl::diff {
+
+enum class Change { added, changed, unchanged, pruned, failed };
+
+const char* to_string(Change change);
+
+struct ObjectDiff {
+  model::ObjectKey key;
+  std::string api_version;
+  model::SourceLocation location;
+  Change change = Change::unchanged;
+  bool local_comparison = false;  // the server's dry run was not allowed; compared here
+  model::Json before;             // normalised, masked; null when added
+  model::Json after;              // normalised, masked; null when pruned
+  std::vector<std::string> changed_paths;  // JSON pointers, sorted
+  std::string error;                       // when the comparison itself failed
+};
+
+struct CompareOptions {
+  std::vector<IgnoreRule> ignore_rules;
+};
+
+// Compares live (null when absent) with what it would become (null when it
+// would be deleted), after normalising, ignoring and masking both.
+ObjectDiff compare_objects(const model::ObjectKey& key, const std::string& api_version,
+                           const model::SourceLocation& location, const model::Json& live, const model::Json& would_be,
+                           const CompareOptions& options);
+
+// The unified YAML diff of before and after.
+std::string render_unified(const ObjectDiff& diff, int context = 3);
+
+}  // namespace opctl::diff

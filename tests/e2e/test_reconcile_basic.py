@@ -1,0 +1,148 @@
+"""The first vertical slice: reconcile a directory into the real control plane."""
+import os
+import pathlib
+import shutil
+
+EXAMPLE = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2])) / "manifests-example"
+
+
+def configmap(name, namespace, data="value"):
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\ndata:\n  key: {data}\n"
+
+
+def test_example_reconciles_and_a_second_pass_is_unchanged(cluster):
+    first = cluster.reconcile("--path", str(EXAMPLE))
+    assert first.returncode == 0, first.stderr
+
+    deployment = cluster.get_json("deployment", "web", "-n", "shop")
+    assert deployment["spec"]["replicas"] == 2
+    assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
+    managers = {entry["manager"] for entry in deployment["metadata"]["managedFields"]}
+    assert "opctl" in managers
+    assert cluster.get_json("configmap", "web-config", "-n", "shop")["data"]["LOG_LEVEL"] == "info"
+    assert cluster.get_json("service", "web", "-n", "shop")["spec"]["ports"][0]["port"] == 80
+    assert cluster.get_json("namespace", "shop")["metadata"]["labels"]["team"] == "storefront"
+
+    second = cluster.reconcile("--path", str(EXAMPLE))
+    assert second.returncode == 0, second.stderr
+    lines = [line for line in second.stdout.splitlines() if not line.startswith(tuple("0123456789"))]
+    assert len(lines) == 4
+    assert all(line.endswith(" unchanged") for line in lines), second.stdout
+    assert "0 created, 0 configured, 4 unchanged, 0 failed" in second.stdout
+
+
+def test_created_then_configured_then_unchanged(cluster, namespace, manifests):
+    root = manifests({"cm.yaml": configmap("settings", namespace)})
+    created = cluster.reconcile("--path", str(root))
+    assert created.returncode == 0, created.stderr
+    assert f"ConfigMap {namespace}/settings created" in created.stdout
+
+    manifests({"cm.yaml": configmap("settings", namespace, data="changed")})
+    configured = cluster.reconcile("--path", str(root))
+    assert f"ConfigMap {namespace}/settings configured" in configured.stdout
+    assert cluster.get_json("configmap", "settings", "-n", namespace)["data"]["key"] == "changed"
+
+    unchanged = cluster.reconcile("--path", str(root))
+    assert f"ConfigMap {namespace}/settings unchanged" in unchanged.stdout
+
+
+def test_namespace_flag_applies_to_objects_without_one(cluster, namespace, manifests):
+    root = manifests({"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: defaulted\n"})
+    result = cluster.reconcile("--path", str(root), "-n", namespace)
+    assert result.returncode == 0, result.stderr
+    assert cluster.exists("configmap", "defaulted", "-n", namespace)
+
+
+def test_namespace_created_before_its_objects_in_one_pass(cluster, manifests):
+    name = "e2e-order-" + os.urandom(3).hex()
+    # The ConfigMap's file sorts first; the Namespace must still be applied before it.
+    root = manifests({"a-cm.yaml": configmap("inside", name), "z-ns.yaml": f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n"})
+    try:
+        result = cluster.reconcile("--path", str(root))
+        assert result.returncode == 0, result.stderr + result.stdout
+        assert cluster.exists("configmap", "inside", "-n", name)
+    finally:
+        cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+def test_invalid_file_exits_2_and_applies_nothing(cluster, namespace, manifests):
+    root = manifests({
+        "a-good.yaml": configmap("should-not-exist", namespace),
+        "b-bad.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n",
+        "c-nokind.yaml": "apiVersion: v1\nmetadata:\n  name: x\n",
+    })
+    result = cluster.reconcile("--path", str(root))
+    assert result.returncode == 2
+    assert "b-bad.yaml:4" in result.stderr
+    assert "c-nokind.yaml:1: kind: missing required field" in result.stderr
+    assert "nothing was applied" in result.stderr
+    assert not cluster.exists("configmap", "should-not-exist", "-n", namespace)
+
+
+def test_duplicate_object_exits_2(cluster, namespace, manifests):
+    root = manifests({"a.yaml": configmap("twice", namespace), "b.yaml": configmap("twice", namespace)})
+    result = cluster.reconcile("--path", str(root))
+    assert result.returncode == 2
+    assert "duplicate object ConfigMap" in result.stderr
+    assert not cluster.exists("configmap", "twice", "-n", namespace)
+
+
+def test_unknown_kind_exits_2_and_applies_nothing(cluster, namespace, manifests):
+    root = manifests({
+        "a.yaml": configmap("before-unknown", namespace),
+        "b.yaml": f"apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: {namespace}\n",
+    })
+    result = cluster.reconcile("--path", str(root))
+    assert result.returncode == 2
+    assert "b.yaml:2: kind: the cluster does not serve kind \"Widget\"" in result.stderr
+    assert not cluster.exists("configmap", "before-unknown", "-n", namespace)
+
+
+def test_crd_and_its_custom_resource_in_one_pass(cluster, namespace, manifests):
+    group = "e2e" + os.urandom(3).hex() + ".example.com"
+    crd = f"""apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.{group}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{plural: widgets, singular: widget, kind: Widget}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {{type: integer}}
+"""
+    widget = f"apiVersion: {group}/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: {namespace}\nspec:\n  size: 3\n"
+    root = manifests({"a-widget.yaml": widget, "b-crd.yaml": crd})
+    try:
+        result = cluster.reconcile("--path", str(root))
+        assert result.returncode == 0, result.stderr + result.stdout
+        assert cluster.get_json(f"widgets.{group}", "w", "-n", namespace)["spec"]["size"] == 3
+    finally:
+        cluster.kubectl("delete", "crd", f"widgets.{group}", "--wait=false", check=False)
+
+
+def test_unreachable_cluster_exits_3_with_url(cluster, tmp_path, manifests):
+    root = manifests({"cm.yaml": configmap("x", "default")})
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text("""apiVersion: v1
+kind: Config
+current-context: nowhere
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: secret-token-value}}]
+contexts: [{name: nowhere, context: {cluster: c, user: u}}]
+""")
+    result = cluster.opctl("reconcile", "--path", str(root), "--kubeconfig", str(kubeconfig))
+    assert result.returncode == 3
+    assert "https://127.0.0.1:1" in result.stderr or "/api" in result.stderr
+    assert "cannot reach the API server" in result.stderr
+    assert "secret-token-value" not in result.stderr + result.stdout

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: unit tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, then unit and end-to-end tests against a real
+# control plane (built once per machine and cached, see tests/testenv).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export PATH=/usr/local/go/bin:$PATH; fi
+
+./install.sh --deps-only --test-deps
+
+echo "== unit tests under ASan + UBSan"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPCTL_SANITIZE=ON -DOPCTL_WERROR=ON >/dev/null
+cmake --build build-asan -j 2 --target opctl_tests
+ctest --test-dir build-asan --output-on-failure
+
+echo "== build (warnings are errors)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPCTL_WERROR=ON >/dev/null
+cmake --build build -j 2
+
+echo "== control plane (cached after the first build)"
+tests/testenv/build.sh
+
+echo "== unit and end-to-end tests"
+ctest --test-dir build --output-on-failure
