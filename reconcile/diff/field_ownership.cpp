@@ -21,6 +21,19 @@ bool key_matches(const Json& key, const Json& element) {
   return true;
 }
 
+// The same for a desired element, which may leave out key fields the server
+// defaults (a port's protocol): those it does give must match.
+bool desired_key_matches(const Json& key, const Json& element) {
+  if (!element.is_object()) return false;
+  bool any = false;
+  for (const auto& [field, value] : key.items()) {
+    if (!element.contains(field)) continue;
+    if (!values_equal(value, element[field])) return false;
+    any = true;
+  }
+  return any;
+}
+
 bool match_value(const Json& desired, const Json& owned, const Json& live);
 
 bool match_map(const Json& desired, const Json& owned, const Json& live, bool top_level) {
@@ -63,7 +76,7 @@ bool match_list(const Json& desired, const Json& owned, const Json& live) {
         if (!live_has) return false;
       } else if (name.starts_with("k:")) {
         Json key = Json::parse(name.substr(2), nullptr, false);
-        if (!key.is_object() || !key_matches(key, element)) continue;
+        if (!key.is_object() || !desired_key_matches(key, element)) continue;
         const Json* live_element = nullptr;
         for (const auto& item : live)
           if (key_matches(key, item)) live_element = &item;
@@ -80,9 +93,17 @@ bool match_list(const Json& desired, const Json& owned, const Json& live) {
   return owned_keys.empty();
 }
 
+bool owns_children(const Json& owned) {
+  if (!owned.is_object()) return false;
+  for (const auto& [name, child] : owned.items())
+    if (name != ".") return true;
+  return false;
+}
+
 bool match_value(const Json& desired, const Json& owned, const Json& live) {
   if (desired.is_object()) {
-    if (desired.empty()) return live.is_object() && (owned.empty() || owned == Json{{".", Json::object()}});
+    // A leaf entry for a map is an atomic struct (a LabelSelector, say): SSA replaces it whole.
+    if (!owns_children(owned)) return desired == live;
     return match_map(desired, owned, live, false);
   }
   if (desired.is_array()) return match_list(desired, owned, live);
