@@ -56,7 +56,8 @@ DiffSummary summarize(const std::vector<diff::ObjectDiff>& diffs) {
 }
 
 std::string diff_header(const diff::ObjectDiff& diff) {
-  return fmt::format("{} {}{}", marker(diff.change), identity(diff), diff.local_comparison ? " (local comparison)" : "");
+  return fmt::format("{} {}{}{}", marker(diff.change), identity(diff), diff.local_comparison ? " (local comparison)" : "",
+                     diff.conflict.empty() ? "" : " (conflict: reconcile needs --force-conflicts)");
 }
 
 std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const Palette& palette) {
@@ -64,6 +65,7 @@ std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const P
   for (const auto& diff : diffs) {
     if (diff.change == Change::unchanged) continue;
     out += palette.bold(diff_header(diff)) + "\n";
+    if (!diff.conflict.empty()) out += palette.yellow("  " + diff.conflict) + "\n";
     if (diff.change == Change::failed) {
       out += palette.red("  error: " + diff.error) + "\n";
       continue;
@@ -113,6 +115,7 @@ Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::
     Json after = diff.after.is_null() ? Json::object() : diff.after;
     entry["patch"] = Json::diff(before, after);
     if (diff.change == Change::failed) entry["error"] = diff.error;
+    if (!diff.conflict.empty()) entry["conflict"] = diff.conflict;
     objects.push_back(std::move(entry));
   }
   return {{"apiVersion", "opctl.io/v1alpha1"},

@@ -101,7 +101,11 @@ class PassRunner {
     for (std::size_t i = 0; i < sent.size(); ++i) {
       std::size_t index = sent[i];
       if (!results[i].ok()) {
-        record(index, Action::failed, results[i].status.describe());
+        std::string message = results[i].status.describe();
+        if (results[i].status.reason == kube::ApiReason::conflict)
+          message += " (another field manager changed these fields: run with --force-conflicts to take them back, "
+                     "or stop setting them in git)";
+        record(index, Action::failed, message);
         continue;
       }
       applied_[index] = results[i].object;

@@ -48,6 +48,24 @@ DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Obje
   }
   auto responses = client.execute(requests);
   result.dry_runs = requests.size();
+  // Drift by another field manager makes the dry run conflict. Ask again with
+  // force, which shows what taking the fields back would do, and say so.
+  std::vector<std::size_t> conflicted;
+  std::vector<kube::HttpRequest> forced;
+  kube::ApplyOptions forced_dry_run{options.field_manager, true, true};
+  for (std::size_t n = 0; n < asked.size(); ++n) {
+    if (responses[n].status.reason != kube::ApiReason::conflict) continue;
+    conflicted.push_back(n);
+    forced.push_back(client.apply_request(*client.mapper().find(compared[asked[n]].gvk()), compared[asked[n]],
+                                          forced_dry_run));
+  }
+  std::vector<std::string> conflicts(asked.size());
+  auto forced_responses = client.execute(forced);
+  result.dry_runs += forced.size();
+  for (std::size_t c = 0; c < conflicted.size(); ++c) {
+    conflicts[conflicted[c]] = responses[conflicted[c]].status.message;
+    responses[conflicted[c]] = std::move(forced_responses[c]);
+  }
   for (std::size_t n = 0; n < asked.size(); ++n) {
     std::size_t i = asked[n];
     const Object& object = compared[i];
@@ -73,6 +91,7 @@ DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Obje
     result.diffs[i] =
         diff::compare_objects(object.key(), object.api_version(), object.location(), before, after, options.compare);
     result.diffs[i].local_comparison = local;
+    result.diffs[i].conflict = conflicts[n];
   }
   return result;
 }

@@ -25,6 +25,7 @@ struct ObjectDiff {
   model::Json after;              // normalised, masked; null when pruned
   std::vector<std::string> changed_paths;  // JSON pointers, sorted
   std::string error;                       // when the comparison itself failed
+  std::string conflict;  // another field manager owns fields this apply would change (needs --force-conflicts)
 };
 
 struct CompareOptions {

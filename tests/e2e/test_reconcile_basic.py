@@ -1,6 +1,7 @@
 """The first vertical slice: reconcile a directory into the real control plane."""
 import os
 import pathlib
+import re
 import shutil
 
 EXAMPLE = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2])) / "manifests-example"
@@ -14,7 +15,7 @@ def test_example_reconciles_and_a_second_pass_is_unchanged(cluster):
     first = cluster.reconcile("--path", str(EXAMPLE))
     assert first.returncode == 0, first.stderr
 
-    deployment = cluster.get_json("deployment", "web", "-n", "shop")
+    deployment = cluster.get_json("deployment", "web", "-n", "shop", "--show-managed-fields")
     assert deployment["spec"]["replicas"] == 2
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
     managers = {entry["manager"] for entry in deployment["metadata"]["managedFields"]}
@@ -73,7 +74,8 @@ def test_invalid_file_exits_2_and_applies_nothing(cluster, namespace, manifests)
     })
     result = cluster.reconcile("--path", str(root))
     assert result.returncode == 2
-    assert "b-bad.yaml:4" in result.stderr
+    # yaml-cpp reports an unclosed flow sequence where the input ends.
+    assert re.search(r"b-bad\.yaml:[45]: YAML syntax error", result.stderr), result.stderr
     assert "c-nokind.yaml:1: kind: missing required field" in result.stderr
     assert "nothing was applied" in result.stderr
     assert not cluster.exists("configmap", "should-not-exist", "-n", namespace)
