@@ -12,5 +12,6 @@ using CommandAction = std::function<int()>;
 void register_version(CLI::App& app, CommandAction& action);
 void register_reconcile(CLI::App& app, CommandAction& action);
 void register_diff(CLI::App& app, CommandAction& action);
+void register_validate(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

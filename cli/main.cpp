@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   cli::register_version(app, action);
   cli::register_reconcile(app, action);
   cli::register_diff(app, action);
+  cli::register_validate(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
