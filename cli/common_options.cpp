@@ -1,12 +1,69 @@
 #include "common_options.hpp"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "model/error.hpp"
 
 namespace opctl::cli {
+namespace {
+
+std::string read_config_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidInputError({Problem{path, 0, "", "cannot read the config file"}});
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+template <typename T, typename U>
+void fill(const CommonOptions& options, const std::string& flag, T& target, const std::optional<U>& value) {
+  if (value && !flag_given(options, flag)) target = *value;
+}
+
+void apply_settings(CommonOptions& options, const config::RunConfig& config, bool include_source) {
+  if (include_source) {
+    auto& source = options.source;
+    fill(options, "--repo", source.repo, config.repo);
+    fill(options, "--ref", source.ref, config.ref);
+    fill(options, "--path", source.path, config.path);
+    fill(options, "--cache-dir", source.cache_dir, config.cache_dir);
+    auto& git = source.credentials;
+    fill(options, "--git-token-file", git.token_file, config.git.token_file);
+    fill(options, "--git-basic-auth-file", git.basic_auth_file, config.git.basic_auth_file);
+    fill(options, "--git-ssh-key-file", git.ssh_key_file, config.git.ssh_key_file);
+    fill(options, "--git-ssh-passphrase-file", git.ssh_passphrase_file, config.git.ssh_passphrase_file);
+    fill(options, "--git-known-hosts-file", git.known_hosts_file, config.git.known_hosts_file);
+    fill(options, "--git-insecure-ignore-host-key", git.insecure_ignore_host_key, config.git.insecure_ignore_host_key);
+  }
+  fill(options, "--namespace", options.namespace_name, config.default_namespace);
+  fill(options, "--concurrency", options.concurrency, config.concurrency);
+  fill(options, "--qps", options.qps, config.qps);
+  fill(options, "--burst", options.burst, config.burst);
+  fill(options, "--force-conflicts", options.force_conflicts, config.force_conflicts);
+  fill(options, "--prune", options.prune, config.prune);
+  options.config = config;
+}
+
+}  // namespace
+
+bool flag_given(const CommonOptions& options, const std::string& name) {
+  if (options.command == nullptr) return false;
+  try {
+    return options.command->get_option(name)->count() > 0;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
+}
 
 void add_source_flags(CLI::App& command, CommonOptions& options) {
+  options.command = &command;
   auto& source = options.source;
   auto& git = source.credentials;
+  command.add_option("-f,--config", options.config_file,
+                     "opctl.yaml to read settings from (default: opctl.yaml at the source path)");
   command.add_option("--repo", source.repo, "Git repository URL (https://, ssh://, git@host:repo, file://) or local path");
   command.add_option("--ref", source.ref, "Branch, tag or commit SHA (default: the remote's default branch)");
   command.add_option("--path", source.path,
@@ -20,12 +77,6 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
                      "known_hosts file to verify SSH host keys (default: ~/.ssh/known_hosts)");
   command.add_flag("--git-insecure-ignore-host-key", git.insecure_ignore_host_key,
                    "Do not verify the SSH host key (unsafe)");
-}
-
-void finish_source_options(CommonOptions& options) {
-  if (options.source.repo.empty() && options.source.path.empty())
-    throw CLI::ValidationError("--path", "either --repo or --path is required");
-  if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
 }
 
 void add_cluster_flags(CLI::App& command, CommonOptions& options) {
@@ -42,10 +93,34 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
   command.add_option("--burst", options.burst, "Requests allowed above --qps in a burst")->capture_default_str();
 }
 
+void add_change_flags(CLI::App& command, CommonOptions& options) {
+  command.add_flag("--prune", options.prune, "Delete objects of this set that are no longer in the source");
+  command.add_flag("--force-conflicts", options.force_conflicts,
+                   "Take ownership of fields another field manager owns");
+}
+
 void add_output_flags(CLI::App& command, CommonOptions& options) {
   command.add_flag("--no-color", options.no_color, "Never colour the output (also: NO_COLOR set)");
   command.add_flag("-v,--verbose", options.verbose, "Log each API request (method, path, status) to stderr");
   command.add_flag("-q,--quiet", options.quiet, "Print only errors and the summary");
+}
+
+void finish_source_options(CommonOptions& options) {
+  std::string file = options.config_file;
+  if (file.empty() && options.source.repo.empty() && !options.source.path.empty()) {
+    auto candidate = std::filesystem::path(options.source.path) / config::k_config_file_name;
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(candidate, ignored)) file = candidate.string();
+  }
+  if (!file.empty()) apply_settings(options, config::parse_run_config(read_config_text(file), file), true);
+  if (options.source.repo.empty() && options.source.path.empty())
+    throw InvalidInputError({Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});
+  if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
+}
+
+void apply_found_config(CommonOptions& options, const config::RunConfig& found) {
+  if (!options.config.file.empty()) return;  // -f or the directory's file wins
+  apply_settings(options, found, false);
 }
 
 }  // namespace opctl::cli

@@ -1,14 +1,17 @@
-// Flags shared by the subcommands that talk to a cluster or read manifests.
+// Flags shared by the subcommands, and how they combine with opctl.yaml:
+// a flag given on the command line wins over the file, the file over defaults.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "config/run_config.hpp"
 #include "source/desired_source.hpp"
 
 namespace opctl::cli {
 
 struct CommonOptions {
+  std::string config_file;
   source::SourceOptions source;
   std::string kubeconfig;
   std::string context;
@@ -17,15 +20,30 @@ struct CommonOptions {
   double qps = 100;
   int burst = 200;
   bool force_conflicts = false;
+  bool prune = false;
   bool no_color = false;
   bool verbose = false;
   bool quiet = false;
+  // Filled in by apply_config: the file that was read (or defaults).
+  config::RunConfig config;
+  CLI::App* command = nullptr;  // to tell which flags were given
 };
 
 void add_source_flags(CLI::App& command, CommonOptions& options);
-// Fills in what comes from the environment (OPCTL_GIT_TOKEN) after parsing.
-void finish_source_options(CommonOptions& options);
 void add_cluster_flags(CLI::App& command, CommonOptions& options);
 void add_output_flags(CLI::App& command, CommonOptions& options);
+// --prune and --force-conflicts, for the commands that plan changes.
+void add_change_flags(CLI::App& command, CommonOptions& options);
+
+// After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
+// directory), fills every flag not given from it, and OPCTL_GIT_TOKEN.
+void finish_source_options(CommonOptions& options);
+
+// A config found inside a git source: fills the flags not given (source
+// settings are ignored, the source is already chosen).
+void apply_found_config(CommonOptions& options, const config::RunConfig& found);
+
+// True when the flag was given on the command line.
+bool flag_given(const CommonOptions& options, const std::string& name);
 
 }  // namespace opctl::cli

@@ -1,16 +1,46 @@
 #include "desired_set.hpp"
 
+#include <algorithm>
+
 #include "apply/apply_pass.hpp"
 #include "apply/ownership_marks.hpp"
 #include "source/manifest_parser.hpp"
 
 namespace opctl::cli {
+namespace {
 
-DesiredSet load_desired_set(const CommonOptions& options) {
-  DesiredSet set;
+bool is_config_file(const std::string& path) {
+  const std::string name = config::k_config_file_name;
+  if (path == name) return true;
+  if (path.size() <= name.size() || !path.ends_with(name)) return false;
+  char before = path[path.size() - name.size() - 1];
+  return before == '/' || before == ':';
+}
+
+}  // namespace
+
+std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options) {
   auto desired = source::load_desired_source(options.source);
-  set.revision = desired.revision;
-  set.objects = source::parse_manifests(desired.files);
+  std::vector<source::ManifestFile> manifests;
+  std::vector<const source::ManifestFile*> configs;
+  for (const auto& file : desired.files) {
+    if (is_config_file(file.path)) {
+      configs.push_back(&file);
+    } else {
+      manifests.push_back(file);
+    }
+  }
+  if (configs.size() > 1)
+    throw InvalidInputError({Problem{configs[1]->path, 0, "",
+                                     "more than one opctl.yaml in the source (also " + configs[0]->path +
+                                         "); point --path at one environment or use -f"}});
+  if (configs.size() == 1) apply_found_config(options, config::parse_run_config(configs[0]->content, configs[0]->path));
+  return {desired.revision, source::parse_manifests(manifests)};
+}
+
+DesiredSet load_desired_set(CommonOptions& options) {
+  DesiredSet set;
+  std::tie(set.revision, set.objects) = load_manifests(options);
   set.connection = connect(options);
   apply::resolve_scopes(*set.connection.mapper, set.objects, set.connection.default_namespace(options));
   // Defaulting namespaces can make two objects the same one.

@@ -18,7 +18,12 @@ struct DesiredSet {
   ClusterConnection connection;
 };
 
-// Throws InvalidInputError (every problem at once) or a cluster error.
-DesiredSet load_desired_set(const CommonOptions& options);
+// Reads the source and validates it, without a cluster. An opctl.yaml found
+// in the source is taken out of the manifests and applied to `options`.
+std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options);
+
+// load_manifests, then connect and resolve scopes. Throws InvalidInputError
+// (every problem at once) or a cluster error.
+DesiredSet load_desired_set(CommonOptions& options);
 
 }  // namespace opctl::cli

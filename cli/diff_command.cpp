@@ -27,7 +27,8 @@ void write_report(const std::string& path, const model::Json& report) {
   out << report.dump(2) << "\n";
 }
 
-int run_diff(const DiffOptions& options) {
+int run_diff(DiffOptions& options) {
+  finish_source_options(options.common);
   DesiredSet desired = load_desired_set(options.common);
   auto& client = *desired.connection.client;
   auto live = apply::read_live_state(client, desired.objects);
@@ -69,10 +70,7 @@ void register_diff(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   command->add_option("--report", options->report_file, "Also write the JSON report to this file");
   add_output_flags(*command, options->common);
-  command->callback([options, &action] {
-    finish_source_options(options->common);
-    action = [options] { return run_diff(*options); };
-  });
+  command->callback([options, &action] { action = [options] { return run_diff(*options); }; });
 }
 
 }  // namespace opctl::cli

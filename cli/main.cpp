@@ -19,12 +19,10 @@ int main(int argc, char** argv) {
   cli::register_validate(app, action);
   try {
     app.parse(argc, argv);
+    return action ? action() : 0;
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);
     return code == 0 ? 0 : cli::k_exit_invalid_input;
-  }
-  try {
-    return action ? action() : 0;
   } catch (const InvalidInputError& error) {
     for (const auto& problem : error.problems()) std::cerr << "error: " << problem.to_string() << "\n";
     std::cerr << "nothing was applied\n";

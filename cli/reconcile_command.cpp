@@ -1,71 +1,165 @@
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 
 #include "apply/apply_pass.hpp"
-#include "cluster_connection.hpp"
+#include "apply/lease_lock.hpp"
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
-#include "exit_codes.hpp"
 #include "desired_set.hpp"
+#include "exit_codes.hpp"
+#include "pass_render.hpp"
+#include "progress.hpp"
 #include "terminal.hpp"
 
 namespace opctl::cli {
 namespace {
 
-std::string colored_action(const Palette& palette, apply::Action action) {
-  std::string text = apply::to_string(action);
-  switch (action) {
-    case apply::Action::created: return palette.green(text);
-    case apply::Action::configured: return palette.yellow(text);
-    case apply::Action::unchanged: return palette.dim(text);
-    case apply::Action::failed: return palette.red(text);
-  }
-  return text;
+struct ReconcileOptions {
+  CommonOptions common;
+  bool dry_run = false;
+  bool wait = false;
+  std::string timeout = "5m";
+  bool prune_namespaces = false;
+  std::string delete_propagation = "Background";
+  std::string output = "text";
+  std::string report_file;
+};
+
+void write_report_file(const std::string& path, const model::Json& report) {
+  std::ofstream out(path);
+  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
+  out << report.dump(2) << "\n";
 }
 
-int run_reconcile(const CommonOptions& options) {
-  // Everything is loaded and validated before the first request that could change the cluster.
-  DesiredSet desired = load_desired_set(options);
-  ClusterConnection& connection = desired.connection;
-
-  Palette palette{use_color(options.no_color)};
+// Settings only opctl.yaml and these flags give; flags win.
+apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& desired) {
+  const CommonOptions& common = options.common;
+  const config::RunConfig& config = common.config;
+  if (!flag_given(common, "--wait") && config.wait) options.wait = *config.wait;
+  if (!flag_given(common, "--prune-namespaces") && config.prune_namespaces)
+    options.prune_namespaces = *config.prune_namespaces;
+  if (!flag_given(common, "--delete-propagation") && config.delete_propagation)
+    options.delete_propagation = *config.delete_propagation;
   apply::PassOptions pass;
-  pass.default_namespace = connection.default_namespace(options);
-  pass.apply.force = options.force_conflicts;
-  pass.on_outcome = [&](const apply::ObjectOutcome& outcome) {
+  if (!flag_given(common, "--timeout") && config.timeout) {
+    pass.timeout = *config.timeout;
+  } else {
+    auto parsed = config::parse_duration(options.timeout);
+    if (!parsed) throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
+    pass.timeout = *parsed;
+  }
+  pass.default_namespace = desired.connection.default_namespace(common);
+  pass.apply.force = common.force_conflicts;
+  pass.dry_run = options.dry_run;
+  pass.prune = common.prune;
+  pass.prune_namespaces = options.prune_namespaces;
+  pass.delete_propagation = options.delete_propagation;
+  pass.wait = options.wait;
+  for (const auto& rule : config.health)
+    if (rule.skip) pass.skip_health.emplace_back(rule.group, rule.kind);
+  pass.applyset = {"opctl-" + config.name, config.namespace_name};
+  pass.tooling = std::string("opctl/v") + k_version;
+  pass.revision = desired.revision.annotation();
+  return pass;
+}
+
+int exit_code_for(apply::PassResult result) {
+  switch (result) {
+    case apply::PassResult::succeeded: return k_exit_ok;
+    case apply::PassResult::failed: return k_exit_cluster_error;
+    case apply::PassResult::timed_out:
+    case apply::PassResult::unhealthy: return k_exit_timeout;
+  }
+  return k_exit_cluster_error;
+}
+
+int run_reconcile(ReconcileOptions& options) {
+  finish_source_options(options.common);
+  const CommonOptions& common = options.common;
+  // Everything is loaded and validated before the first request that could change the cluster.
+  DesiredSet desired = load_desired_set(options.common);
+  apply::PassOptions pass = pass_options(options, desired);
+
+  std::unique_ptr<apply::LeaseLock> lease;
+  if (common.config.lease_enabled && !options.dry_run) {
+    kube::TransportOptions lease_transport;
+    lease_transport.user_agent = std::string("opctl/") + k_version;
+    lease = apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
+                                      {"opctl-" + common.config.name, common.config.namespace_name,
+                                       apply::default_lease_holder(), common.config.lease_duration});
+  }
+
+  Palette palette{use_color(common.no_color)};
+  bool text = options.output == "text";
+  ProgressLine progress(text && !common.quiet && !common.verbose && isatty(fileno(stderr)) != 0);
+  std::size_t done = 0, total = desired.objects.size();
+  pass.events.on_outcome = [&](const apply::ObjectOutcome& outcome) {
+    ++done;
     bool failed = outcome.action == apply::Action::failed;
-    if (options.quiet && !failed) return;
-    std::string line = fmt::format("{} {}", outcome.key.to_string(), colored_action(palette, outcome.action));
-    if (failed) line += ": " + outcome.message;
-    (failed ? std::cerr : std::cout) << line << "\n";
+    if (!text || (common.quiet && !failed)) return;
+    progress.clear();
+    (failed ? std::cerr : std::cout) << outcome_line(outcome, palette) << "\n" << std::flush;
   };
-  auto report = apply::run_apply_pass(*connection.client, std::move(desired.objects), pass);
-  std::cout << fmt::format("{} objects: {} created, {} configured, {} unchanged, {} failed ({:.1f}s)\n",
-                           report.outcomes.size(), report.count(apply::Action::created),
-                           report.count(apply::Action::configured), report.count(apply::Action::unchanged),
-                           report.count(apply::Action::failed), report.duration.count() / 1000.0);
-  return report.ok() ? k_exit_ok : k_exit_cluster_error;
+  pass.events.on_wave_start = [&](long wave, std::size_t objects) {
+    progress.show(fmt::format("wave {}: applying {} objects ({}/{} done)", wave, objects, done, total));
+  };
+  pass.events.on_waiting = [&](long wave, const auto& unhealthy) {
+    if (unhealthy.empty()) return;
+    progress.show(fmt::format("wave {}: waiting for {} objects: {} ({})", wave, unhealthy.size(),
+                              unhealthy.front().first.to_string(), unhealthy.front().second.message));
+  };
+
+  auto report = apply::run_apply_pass(*desired.connection.client, std::move(desired.objects), pass);
+  progress.clear();
+  lease.reset();
+
+  model::Json json = render_pass_json(report, desired.revision);
+  if (options.output == "json") {
+    std::cout << json.dump(2) << "\n";
+  } else if (options.output == "markdown") {
+    std::cout << render_pass_markdown(report, desired.revision);
+  } else {
+    if (!report.message.empty()) std::cerr << palette.red("error: " + report.message) << "\n";
+    std::cout << pass_summary(report) << "\n";
+  }
+  if (!options.report_file.empty()) write_report_file(options.report_file, json);
+  return exit_code_for(report.result);
 }
 
 }  // namespace
 
 void register_reconcile(CLI::App& app, CommandAction& action) {
-  auto options = std::make_shared<CommonOptions>();
-  auto* command = app.add_subcommand("reconcile", "Run one reconcile pass: load, validate and server-side apply");
+  auto options = std::make_shared<ReconcileOptions>();
+  auto* command = app.add_subcommand("reconcile", "Run one reconcile pass: load, validate, apply in order, prune");
   command->footer(
+      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock held by "
+      "another run, 5 timed out or an object cannot become healthy.\n\n"
       "Examples:\n"
       "  opctl reconcile --path manifests-example/\n"
-      "  opctl reconcile --path deploy/ --context staging -n shop\n");
-  add_source_flags(*command, *options);
-  add_cluster_flags(*command, *options);
-  command->add_flag("--force-conflicts", options->force_conflicts,
-                    "Take ownership of fields another field manager owns");
-  add_output_flags(*command, *options);
-  command->callback([options, &action] {
-    finish_source_options(*options);
-    action = [options] { return run_reconcile(*options); };
-  });
+      "  opctl reconcile --repo https://git.example/ops.git --path prod --prune --wait --timeout 10m\n"
+      "  opctl reconcile -f opctl.yaml --dry-run\n");
+  add_source_flags(*command, options->common);
+  add_cluster_flags(*command, options->common);
+  add_change_flags(*command, options->common);
+  command->add_flag("--prune-namespaces", options->prune_namespaces,
+                    "Also prune Namespaces that still hold objects opctl does not manage");
+  command->add_option("--delete-propagation", options->delete_propagation, "How pruned objects' dependents are deleted")
+      ->check(CLI::IsMember({"Background", "Foreground", "Orphan"}))
+      ->capture_default_str();
+  command->add_flag("--dry-run", options->dry_run, "Show the plan (create, configure, prune) without changing anything");
+  command->add_flag("--wait", options->wait, "Wait for each wave to be healthy before the next, and for the last");
+  command->add_option("--timeout", options->timeout, "How long --wait may take in all (90s, 5m, 1h)")
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  command->add_option("--report", options->report_file, "Also write the JSON run report to this file");
+  add_output_flags(*command, options->common);
+  command->callback([options, &action] { action = [options] { return run_reconcile(*options); }; });
 }
 
 }  // namespace opctl::cli

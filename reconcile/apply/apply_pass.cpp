@@ -4,14 +4,19 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
+#include <set>
 #include <thread>
 
-#include "model/error.hpp"
+#include "apply/applyset_store.hpp"
 #include "apply/diff_pass.hpp"
+#include "apply/health_wait.hpp"
+#include "apply/lease_lock.hpp"
 #include "apply/live_state.hpp"
+#include "apply/namespace_contents.hpp"
 #include "diff/field_ownership.hpp"
+#include "model/error.hpp"
 #include "plan/apply_order.hpp"
+#include "plan/prune_set.hpp"
 
 namespace opctl::apply {
 namespace {
@@ -19,6 +24,8 @@ namespace {
 using model::Json;
 using model::Object;
 using Clock = std::chrono::steady_clock;
+
+const int k_crd_rank = plan::kind_rank({"apiextensions.k8s.io", "v1", "CustomResourceDefinition"});
 
 // The scope a CRD in the desired set declares for each kind it serves.
 std::map<model::GroupVersionKind, bool> scopes_from_crds(const std::vector<Object>& objects) {
@@ -39,46 +46,110 @@ std::string resource_version(const Json& object) {
   return object.contains("metadata") ? object["metadata"].value("resourceVersion", "") : "";
 }
 
-bool crd_established(const Json& crd) {
-  if (!crd.contains("status")) return false;
-  for (const auto& condition : crd["status"].value("conditions", Json::array()))
-    if (condition.value("type", "") == "Established" && condition.value("status", "") == "True") return true;
-  return false;
+bool crd_established(const Json& crd) { return assess_health(crd).state == HealthState::healthy; }
+
+std::string rfc3339_now() {
+  std::string micro = format_micro_time(std::chrono::system_clock::now());
+  return micro.substr(0, 19) + "Z";
 }
 
 class PassRunner {
  public:
   PassRunner(kube::ApiClient& client, std::vector<Object> objects, const PassOptions& options)
-      : client_(client), objects_(std::move(objects)), options_(options) {}
+      : client_(client),
+        objects_(std::move(objects)),
+        options_(options),
+        store_(client, options.applyset, options.tooling) {}
 
   PassReport run() {
+    report_.started = std::chrono::system_clock::now();
+    report_.dry_run = options_.dry_run;
     auto started = Clock::now();
+    deadline_ = started + options_.timeout;
+    plan::label_members(objects_, options_.applyset);
     auto groups = plan::order_for_apply(objects_);
     live_ = read_live_state(client_, objects_);
-    bool stop = false;
-    for (const auto& group : groups) {
-      if (stop) {
-        for (auto index : group.members) record(index, Action::failed, "not applied: an earlier group failed");
-        continue;
-      }
-      stop = !apply_group(group.members);
-      if (!stop && group.rank == plan::kind_rank({"apiextensions.k8s.io", "v1", "CustomResourceDefinition"}))
-        stop = !wait_for_crds(group.members);
+    auto parent = store_.read();
+    previous_ = parent ? plan::ApplySetInventory::from_parent(*parent) : plan::ApplySetInventory{};
+    current_ = plan::ApplySetInventory::of(objects_, options_.applyset.namespace_name);
+
+    if (options_.dry_run) {
+      plan_only();
+    } else {
+      // Record every kind before changing anything, so a pass killed half-way
+      // still finds what it applied when the next pass prunes.
+      store_.write(previous_.merged_with(current_));
+      apply_waves(groups);
+      bool pruned = false;
+      if (report_.result == PassResult::succeeded && options_.prune) pruned = prune();
+      auto inventory = pruned ? current_.merged_with(kept_) : previous_.merged_with(current_);
+      store_.write(inventory, last_run_record());
     }
     report_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
     return std::move(report_);
   }
 
  private:
-  std::optional<kube::ResourceInfo> resource_of(std::size_t index) {
-    return client_.mapper().find(objects_[index].gvk());
+  // --dry-run: what would happen, decided from live state alone.
+  void plan_only() {
+    for (std::size_t index = 0; index < objects_.size(); ++index) {
+      Object& object = objects_[index];
+      const Json* current = live_.find(object.key());
+      carry_source_annotation(object, current);
+      if (current == nullptr) {
+        record(index, Action::planned_create, "");
+      } else if (diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) {
+        record(index, Action::unchanged, "");
+      } else {
+        record(index, Action::planned_update, "");
+      }
+    }
+    if (!options_.prune) return;
+    for (auto& candidate : candidates()) record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
   }
+
+  void apply_waves(const std::vector<plan::ApplyGroup>& groups) {
+    std::size_t next = 0;
+    while (next < groups.size()) {
+      long wave = groups[next].wave;
+      std::vector<std::size_t> members;
+      std::size_t end = next;
+      while (end < groups.size() && groups[end].wave == wave) {
+        members.insert(members.end(), groups[end].members.begin(), groups[end].members.end());
+        ++end;
+      }
+      if (report_.result != PassResult::succeeded) {
+        for (auto index : members) record(index, Action::skipped, "not applied: " + report_.message);
+        next = end;
+        continue;
+      }
+      if (options_.events.on_wave_start) options_.events.on_wave_start(wave, members.size());
+      for (std::size_t g = next; g < end; ++g) {
+        bool ok = apply_group(groups[g].members);
+        if (ok && groups[g].rank == k_crd_rank) ok = wait_for_crds(groups[g].members);
+        if (!ok && report_.result == PassResult::succeeded) {
+          report_.result = PassResult::failed;
+          report_.message = fmt::format("an object in wave {} failed", wave);
+        }
+        if (!ok) {
+          for (std::size_t rest = g + 1; rest < end; ++rest)
+            for (auto index : groups[rest].members) record(index, Action::skipped, "not applied: " + report_.message);
+          break;
+        }
+      }
+      if (report_.result == PassResult::succeeded && options_.wait) wait_for_wave(wave, members);
+      next = end;
+    }
+  }
+
+  std::optional<kube::ResourceInfo> resource_of(const Object& object) { return client_.mapper().find(object.gvk()); }
 
   // Applies one group concurrently; false when any member failed. Objects
   // whose apply would be a no-op (judged from live state) cost no request.
   bool apply_group(const std::vector<std::size_t>& members) {
     std::vector<std::size_t> sent;
     std::vector<kube::HttpRequest> applies;
+    bool all_ok = true;
     for (auto index : members) {
       Object& object = objects_[index];
       const Json* current = live_.find(object.key());
@@ -88,10 +159,11 @@ class PassRunner {
         record(index, Action::unchanged, "");
         continue;
       }
-      auto info = resource_of(index);
+      auto info = resource_of(object);
       if (!info) {
-        record(index, Action::failed, fmt::format("the server does not serve {} in {}", object.kind(),
-                                                  object.api_version()));
+        all_ok = false;
+        record(index, Action::failed,
+               fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
         continue;
       }
       sent.push_back(index);
@@ -101,6 +173,7 @@ class PassRunner {
     for (std::size_t i = 0; i < sent.size(); ++i) {
       std::size_t index = sent[i];
       if (!results[i].ok()) {
+        all_ok = false;
         std::string message = results[i].status.describe();
         if (results[i].status.reason == kube::ApiReason::conflict)
           message += " (another field manager changed these fields: run with --force-conflicts to take them back, "
@@ -117,49 +190,175 @@ class PassRunner {
         record(index, changed ? Action::configured : Action::unchanged, "");
       }
     }
-    return std::all_of(members.begin(), members.end(), [&](std::size_t m) { return applied_.contains(m); });
+    return all_ok;
   }
 
   // Custom resources of a CRD created in this pass can be applied only once
   // the CRD is Established and discovery serves its kind.
   bool wait_for_crds(const std::vector<std::size_t>& members) {
-    auto deadline = Clock::now() + options_.crd_established_timeout;
+    auto deadline = std::min(deadline_, Clock::now() + options_.crd_established_timeout);
     std::vector<std::size_t> pending;
     for (auto index : members)
       if (!crd_established(applied_[index])) pending.push_back(index);
     while (!pending.empty() && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       std::vector<kube::HttpRequest> gets;
-      for (auto index : pending) gets.push_back(client_.get_request(*resource_of(index), "", objects_[index].name()));
+      for (auto index : pending) gets.push_back(client_.get_request(*resource_of(objects_[index]), "", objects_[index].name()));
       auto results = client_.execute(gets);
       std::vector<std::size_t> still;
       for (std::size_t i = 0; i < pending.size(); ++i)
         if (!results[i].ok() || !crd_established(results[i].object)) still.push_back(pending[i]);
       pending = std::move(still);
     }
-    for (auto index : pending) {
-      for (auto& outcome : report_.outcomes)
-        if (outcome.key == objects_[index].key()) {
-          outcome.action = Action::failed;
-          outcome.message = "CustomResourceDefinition did not become Established in time";
-        }
-    }
+    for (auto index : pending) update(index, Action::failed, "CustomResourceDefinition did not become Established in time");
     client_.mapper().invalidate();
     return pending.empty();
   }
 
+  bool skips_health(const Object& object) const {
+    auto gvk = object.gvk();
+    return std::any_of(options_.skip_health.begin(), options_.skip_health.end(),
+                       [&](const auto& rule) { return rule.first == gvk.group && rule.second == gvk.kind; });
+  }
+
+  void wait_for_wave(long wave, const std::vector<std::size_t>& members) {
+    std::vector<WaitTarget> targets;
+    for (auto index : members) {
+      if (skips_health(objects_[index])) continue;
+      if (auto info = resource_of(objects_[index])) targets.push_back({objects_[index].key(), *info});
+    }
+    WaitOptions wait;
+    wait.deadline = deadline_;
+    wait.on_poll = [&](const auto& unhealthy) {
+      if (options_.events.on_waiting) options_.events.on_waiting(wave, unhealthy);
+    };
+    WaitResult result = wait_until_healthy(client_, targets, wait);
+    std::map<model::ObjectKey, HealthStatus> unhealthy(result.unhealthy.begin(), result.unhealthy.end());
+    for (auto& outcome : report_.outcomes) {
+      if (outcome.wave != wave) continue;
+      auto found = unhealthy.find(outcome.key);
+      outcome.health = found == unhealthy.end() ? HealthStatus{HealthState::healthy, ""} : found->second;
+    }
+    if (result.outcome == WaitResult::Outcome::healthy) return;
+    std::vector<std::string> names;
+    for (const auto& [key, health] : result.unhealthy)
+      names.push_back(fmt::format("{} ({}: {})", key.to_string(), to_string(health.state), health.message));
+    bool timed_out = result.outcome == WaitResult::Outcome::timed_out;
+    report_.result = timed_out ? PassResult::timed_out : PassResult::unhealthy;
+    report_.message = fmt::format("{} in wave {}: {}", timed_out ? "timed out waiting for health" : "cannot become healthy",
+                                  wave, fmt::join(names, "; "));
+  }
+
+  std::vector<plan::PruneCandidate> candidates() {
+    std::set<model::ObjectKey> desired;
+    for (const auto& object : objects_) desired.insert(object.key());
+    return plan::prune_candidates(store_.members(previous_.merged_with(current_)), desired);
+  }
+
+  // Deletes members that left the set, in reverse apply order; true when
+  // every deletion was accepted.
+  bool prune() {
+    bool all_ok = true;
+    auto found = candidates();
+    std::vector<plan::PruneCandidate*> deletable;
+    for (auto& candidate : found) {
+      if (!candidate.kept && candidate.key.kind == "Namespace" && candidate.key.group.empty() &&
+          !options_.prune_namespaces) {
+        auto foreign = foreign_objects_in(client_, candidate.key.name, options_.applyset.id());
+        if (!foreign.empty()) {
+          candidate.kept = true;
+          candidate.reason = fmt::format("it still holds objects opctl does not manage ({}); use --prune-namespaces",
+                                         fmt::join(foreign, ", "));
+        }
+      }
+      if (candidate.kept) {
+        kept_.group_kinds.insert({candidate.key.group, candidate.key.kind});
+        if (!candidate.key.namespace_name.empty() && candidate.key.namespace_name != options_.applyset.namespace_name)
+          kept_.namespaces.insert(candidate.key.namespace_name);
+        record_prune(candidate, Action::kept);
+        continue;
+      }
+      deletable.push_back(&candidate);
+    }
+    // Delete group by group (same rank), waiting for nothing but the requests.
+    std::size_t next = 0;
+    while (next < deletable.size()) {
+      int rank = plan::kind_rank(
+          model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""), deletable[next]->key.kind));
+      std::vector<plan::PruneCandidate*> batch;
+      std::vector<kube::HttpRequest> requests;
+      while (next < deletable.size() &&
+             plan::kind_rank(model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""),
+                                                           deletable[next]->key.kind)) == rank) {
+        auto* candidate = deletable[next++];
+        auto gvk = model::GroupVersionKind::from(candidate->live.value("apiVersion", ""), candidate->key.kind);
+        auto info = client_.mapper().find(gvk);
+        if (!info) continue;
+        kube::DeleteOptions options;
+        options.propagation_policy = options_.delete_propagation;
+        options.precondition_uid = candidate->live["metadata"].value("uid", "");
+        batch.push_back(candidate);
+        requests.push_back(client_.delete_request(*info, candidate->key.namespace_name, candidate->key.name, options));
+      }
+      auto results = client_.execute(requests);
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        bool gone = results[i].ok() || results[i].status.reason == kube::ApiReason::not_found;
+        if (!gone) all_ok = false;
+        record_prune(*batch[i], gone ? Action::pruned : Action::failed, gone ? "" : results[i].status.describe());
+      }
+    }
+    if (!all_ok && report_.result == PassResult::succeeded) {
+      report_.result = PassResult::failed;
+      report_.message = "some objects could not be pruned";
+    }
+    return all_ok;
+  }
+
+  std::string last_run_record() const {
+    Json record = {{"revision", options_.revision},
+                   {"time", rfc3339_now()},
+                   {"result", to_string(report_.result)},
+                   {"created", report_.count(Action::created)},
+                   {"configured", report_.count(Action::configured)},
+                   {"unchanged", report_.count(Action::unchanged)},
+                   {"pruned", report_.count(Action::pruned)},
+                   {"failed", report_.count(Action::failed)}};
+    if (!report_.message.empty()) record["message"] = report_.message;
+    return record.dump();
+  }
+
   void record(std::size_t index, Action action, std::string message) {
     const Object& object = objects_[index];
-    ObjectOutcome outcome{object.key(), object.api_version(), object.location(), action, std::move(message)};
-    if (options_.on_outcome) options_.on_outcome(outcome);
+    long wave = 0;
+    if (auto text = object.annotation(plan::k_wave_annotation); !text.empty()) wave = std::stol(text);
+    ObjectOutcome outcome{object.key(), object.api_version(), object.location(), wave, action, std::move(message), {}};
+    if (options_.events.on_outcome) options_.events.on_outcome(outcome);
     report_.outcomes.push_back(std::move(outcome));
+  }
+
+  void record_prune(const plan::PruneCandidate& candidate, Action action, std::string message = "") {
+    ObjectOutcome outcome{candidate.key, candidate.live.value("apiVersion", ""), {}, 0, action,
+                          message.empty() ? candidate.reason : std::move(message), {}};
+    if (options_.events.on_outcome) options_.events.on_outcome(outcome);
+    report_.outcomes.push_back(std::move(outcome));
+  }
+
+  void update(std::size_t index, Action action, const std::string& message) {
+    for (auto& outcome : report_.outcomes)
+      if (outcome.key == objects_[index].key()) {
+        outcome.action = action;
+        outcome.message = message;
+      }
   }
 
   kube::ApiClient& client_;
   std::vector<Object> objects_;
   const PassOptions& options_;
+  ApplySetStore store_;
   LiveState live_;
+  plan::ApplySetInventory previous_, current_, kept_;
   std::map<std::size_t, Json> applied_;
+  Clock::time_point deadline_;
   PassReport report_;
 };
 
@@ -170,7 +369,23 @@ const char* to_string(Action action) {
     case Action::created: return "created";
     case Action::configured: return "configured";
     case Action::unchanged: return "unchanged";
+    case Action::pruned: return "pruned";
+    case Action::kept: return "kept";
     case Action::failed: return "failed";
+    case Action::skipped: return "skipped";
+    case Action::planned_create: return "would be created";
+    case Action::planned_update: return "would be configured";
+    case Action::planned_prune: return "would be pruned";
+  }
+  return "unknown";
+}
+
+const char* to_string(PassResult result) {
+  switch (result) {
+    case PassResult::succeeded: return "succeeded";
+    case PassResult::failed: return "failed";
+    case PassResult::timed_out: return "timed-out";
+    case PassResult::unhealthy: return "unhealthy";
   }
   return "unknown";
 }

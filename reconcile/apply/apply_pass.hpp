@@ -1,18 +1,34 @@
-// One apply pass: map every desired object to its resource, then server-side
-// apply group by group in plan order, reporting each object's outcome.
+// One reconcile pass over a validated desired set: plan (create / update /
+// unchanged / prune) from live state, then apply wave by wave in kind order,
+// wait for health when asked, prune what left the set, and keep the ApplySet
+// inventory in step. Per-object outcomes are data in the report.
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "apply/health_rules.hpp"
 #include "kube/api_client.hpp"
 #include "model/object.hpp"
+#include "plan/applyset.hpp"
 
 namespace opctl::apply {
 
-enum class Action { created, configured, unchanged, failed };
+enum class Action {
+  created,
+  configured,
+  unchanged,
+  pruned,
+  kept,     // would be pruned, but prune is disabled for it
+  failed,   // the request failed
+  skipped,  // not attempted: an earlier wave failed or timed out
+  planned_create,
+  planned_update,
+  planned_prune,  // --dry-run
+};
 
 const char* to_string(Action action);
 
@@ -20,23 +36,49 @@ struct ObjectOutcome {
   model::ObjectKey key;
   std::string api_version;
   model::SourceLocation location;
+  long wave = 0;
   Action action = Action::failed;
-  std::string message;  // why it failed
+  std::string message;
+  std::optional<HealthStatus> health;  // with --wait
 };
+
+enum class PassResult { succeeded, failed, timed_out, unhealthy };
+
+const char* to_string(PassResult result);
 
 struct PassReport {
   std::vector<ObjectOutcome> outcomes;
+  PassResult result = PassResult::succeeded;
+  std::string message;  // why the pass did not succeed
+  std::chrono::system_clock::time_point started;
   std::chrono::milliseconds duration{0};
+  bool dry_run = false;
+
   std::size_t count(Action action) const;
-  bool ok() const { return count(Action::failed) == 0; }
+};
+
+// What the pass reports as it goes (progress lines).
+struct PassEvents {
+  std::function<void(const ObjectOutcome&)> on_outcome;
+  std::function<void(long wave, std::size_t objects)> on_wave_start;
+  std::function<void(long wave, const std::vector<std::pair<model::ObjectKey, HealthStatus>>&)> on_waiting;
 };
 
 struct PassOptions {
   std::string default_namespace = "default";
   kube::ApplyOptions apply;
+  bool dry_run = false;
+  bool prune = false;
+  bool prune_namespaces = false;
+  std::string delete_propagation = "Background";
+  bool wait = false;
+  std::chrono::seconds timeout{300};
   std::chrono::seconds crd_established_timeout{60};
-  // Called as each object's outcome is known (progress output).
-  std::function<void(const ObjectOutcome&)> on_outcome;
+  std::vector<std::pair<std::string, std::string>> skip_health;  // (group, kind)
+  plan::ApplySetParent applyset;
+  std::string tooling;   // applyset.kubernetes.io/tooling, "opctl/<version>"
+  std::string revision;  // recorded as the last run
+  PassEvents events;
 };
 
 // Resolves each object's resource and fills in the default namespace for
@@ -46,8 +88,8 @@ struct PassOptions {
 void resolve_scopes(kube::RestMapper& mapper, std::vector<model::Object>& objects,
                     const std::string& default_namespace);
 
-// Applies `objects` (already validated). Per-object failures are data in the
-// report; a failure stops later groups, since they may depend on it.
+// Runs the pass. Throws only for failures that stop everything (reading
+// live state, writing the inventory); per-object failures are in the report.
 PassReport run_apply_pass(kube::ApiClient& client, std::vector<model::Object> objects, const PassOptions& options);
 
 }  // namespace opctl::apply

@@ -1,0 +1,66 @@
+#include "apply/applyset_store.hpp"
+
+#include <fmt/format.h>
+
+namespace opctl::apply {
+
+using model::Json;
+
+namespace {
+kube::ResourceInfo secret_resource() {
+  kube::ResourceInfo info;
+  info.gvk = {"", "v1", "Secret"};
+  info.resource = "secrets";
+  info.namespaced = true;
+  return info;
+}
+}  // namespace
+
+std::optional<Json> ApplySetStore::read() {
+  auto result = client_.execute(client_.get_request(secret_resource(), parent_.namespace_name, parent_.name));
+  if (result.status.reason == kube::ApiReason::not_found) return std::nullopt;
+  if (!result.ok()) throw kube::ApiError(result.status);
+  const auto annotations = result.object["metadata"].value("annotations", Json::object());
+  std::string tooling = annotations.value(plan::k_applyset_tooling_annotation, "");
+  if (!tooling.empty() && !tooling.starts_with("opctl/"))
+    throw InvalidInputError({Problem{"", 0, "",
+                                     fmt::format("the ApplySet parent Secret {}/{} belongs to \"{}\", not opctl; "
+                                                 "choose another config name",
+                                                 parent_.namespace_name, parent_.name, tooling)}});
+  return result.object;
+}
+
+void ApplySetStore::write(const plan::ApplySetInventory& inventory, const std::string& last_run_json) {
+  model::Object object = plan::applyset_parent_object(parent_, inventory, tooling_);
+  if (!last_run_json.empty()) object.set_annotation(k_last_run_annotation, last_run_json);
+  kube::ApplyOptions options;
+  options.force = true;  // the parent is opctl's own bookkeeping
+  auto result = client_.execute(client_.apply_request(secret_resource(), object, options));
+  if (!result.ok()) throw kube::ApiError(result.status);
+}
+
+std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventory) {
+  std::vector<Json> found;
+  kube::ListOptions options;
+  options.label_selector = fmt::format("{}={}", plan::k_applyset_part_of_label, parent_.id());
+  std::set<std::string> namespaces = inventory.namespaces;
+  namespaces.insert(parent_.namespace_name);
+  for (const auto& group_kind : inventory.group_kinds) {
+    std::optional<kube::ResourceInfo> info;
+    for (const auto& [gvk, candidate] : client_.mapper().all())
+      if (gvk.group == group_kind.group && gvk.kind == group_kind.kind) {
+        info = candidate;
+        break;
+      }
+    if (!info) continue;  // the kind is gone (its CRD was deleted): nothing left to prune
+    if (!info->namespaced) {
+      for (auto& item : client_.list(*info, "", options)) found.push_back(std::move(item));
+      continue;
+    }
+    for (const auto& namespace_name : namespaces)
+      for (auto& item : client_.list(*info, namespace_name, options)) found.push_back(std::move(item));
+  }
+  return found;
+}
+
+}  // namespace opctl::apply

@@ -1,0 +1,41 @@
+// Reads and writes the ApplySet parent Secret and lists the set's members,
+// so prune deletes exactly what opctl applied earlier and nothing else.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kube/api_client.hpp"
+#include "plan/applyset.hpp"
+
+namespace opctl::apply {
+
+inline constexpr const char* k_last_run_annotation = "opctl.io/last-run";
+
+class ApplySetStore {
+ public:
+  ApplySetStore(kube::ApiClient& client, plan::ApplySetParent parent, std::string tooling)
+      : client_(client), parent_(std::move(parent)), tooling_(std::move(tooling)) {}
+
+  const plan::ApplySetParent& parent() const { return parent_; }
+
+  // The parent as it is live; nullopt when it does not exist yet. Throws
+  // InvalidInputError when it belongs to another tool.
+  std::optional<model::Json> read();
+
+  // Server-side applies the parent with this inventory (and the last-run
+  // record when given). Throws ApiError on failure.
+  void write(const plan::ApplySetInventory& inventory, const std::string& last_run_json = "");
+
+  // Every live object labelled part of the set, in the group-kinds and
+  // namespaces of `inventory` (cluster-scoped kinds cluster-wide).
+  std::vector<model::Json> members(const plan::ApplySetInventory& inventory);
+
+ private:
+  kube::ApiClient& client_;
+  plan::ApplySetParent parent_;
+  std::string tooling_;
+};
+
+}  // namespace opctl::apply

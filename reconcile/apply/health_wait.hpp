@@ -1,0 +1,37 @@
+// Waits until objects are healthy, polling their live state, and stops early
+// when one can no longer become healthy (fail fast) or time runs out.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "apply/health_rules.hpp"
+#include "kube/api_client.hpp"
+#include "model/object.hpp"
+
+namespace opctl::apply {
+
+struct WaitTarget {
+  model::ObjectKey key;
+  kube::ResourceInfo resource;
+};
+
+struct WaitResult {
+  enum class Outcome { healthy, failed, timed_out } outcome = Outcome::healthy;
+  // The objects not healthy when the wait ended, with why.
+  std::vector<std::pair<model::ObjectKey, HealthStatus>> unhealthy;
+};
+
+struct WaitOptions {
+  std::chrono::steady_clock::time_point deadline;
+  std::chrono::milliseconds poll_interval{500};
+  // Called after each poll with the objects still waited for.
+  std::function<void(const std::vector<std::pair<model::ObjectKey, HealthStatus>>&)> on_poll;
+};
+
+WaitResult wait_until_healthy(kube::ApiClient& client, const std::vector<WaitTarget>& targets,
+                              const WaitOptions& options);
+
+}  // namespace opctl::apply

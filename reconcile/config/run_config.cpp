@@ -1,0 +1,258 @@
+#include "config/run_config.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "model/error.hpp"
+#include "model/yaml_document.hpp"
+
+namespace opctl::config {
+namespace {
+
+using model::Json;
+
+// Reads one mapping, field by field, recording a problem for anything wrong
+// and for every field nobody asked for.
+class FieldReader {
+ public:
+  FieldReader(const model::YamlDocument& document, std::vector<Problem>& problems, const std::string& file)
+      : document_(document), problems_(problems), file_(file) {}
+
+  void read_map(const std::string& pointer, const std::string& path,
+                const std::map<std::string, std::function<void(const Json&, const std::string&, const std::string&)>>&
+                    fields) {
+    const Json* value = at(pointer);
+    if (value == nullptr || value->is_null()) return;
+    if (!value->is_object()) {
+      problem(pointer, path, "must be a mapping");
+      return;
+    }
+    for (const auto& [key, child] : value->items()) {
+      std::string child_pointer = pointer + "/" + key;
+      std::string child_path = path.empty() ? key : path + "." + key;
+      auto found = fields.find(key);
+      if (found == fields.end()) {
+        std::vector<std::string> known;
+        for (const auto& [name, reader] : fields) known.push_back(name);
+        problem(child_pointer, child_path,
+                fmt::format("unknown field \"{}\" (known: {})", key, fmt::join(known, ", ")));
+        continue;
+      }
+      found->second(child, child_pointer, child_path);
+    }
+  }
+
+  void problem(const std::string& pointer, const std::string& path, const std::string& message) {
+    problems_.push_back({file_, line_of(pointer), path, message});
+  }
+
+  template <typename T>
+  std::function<void(const Json&, const std::string&, const std::string&)> into(std::optional<T>& target) {
+    return [this, &target](const Json& value, const std::string& pointer, const std::string& path) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (!value.is_string()) return problem(pointer, path, "must be a string");
+        target = value.get<std::string>();
+      } else if constexpr (std::is_same_v<T, bool>) {
+        if (!value.is_boolean()) return problem(pointer, path, "must be true or false");
+        target = value.get<bool>();
+      } else if constexpr (std::is_same_v<T, int>) {
+        if (!value.is_number_integer()) return problem(pointer, path, "must be an integer");
+        target = value.get<int>();
+      } else if constexpr (std::is_same_v<T, double>) {
+        if (!value.is_number()) return problem(pointer, path, "must be a number");
+        target = value.get<double>();
+      } else if constexpr (std::is_same_v<T, std::chrono::seconds>) {
+        auto parsed = value.is_string() ? parse_duration(value.get<std::string>()) : std::nullopt;
+        if (!parsed) return problem(pointer, path, "must be a duration such as 90s, 5m or 1h");
+        target = parsed;
+      }
+    };
+  }
+
+  std::function<void(const Json&, const std::string&, const std::string&)> into_string(std::string& target) {
+    return [this, &target](const Json& value, const std::string& pointer, const std::string& path) {
+      if (!value.is_string()) return problem(pointer, path, "must be a string");
+      target = value.get<std::string>();
+    };
+  }
+
+  std::function<void(const Json&, const std::string&, const std::string&)> into_strings(
+      std::vector<std::string>& target) {
+    return [this, &target](const Json& value, const std::string& pointer, const std::string& path) {
+      if (!value.is_array()) return problem(pointer, path, "must be a list of strings");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        if (!value[i].is_string()) {
+          problem(fmt::format("{}/{}", pointer, i), fmt::format("{}[{}]", path, i), "must be a string");
+          continue;
+        }
+        target.push_back(value[i].get<std::string>());
+      }
+    };
+  }
+
+  template <typename Item>
+  std::function<void(const Json&, const std::string&, const std::string&)> into_list(
+      std::vector<Item>& target,
+      std::function<void(FieldReader&, Item&, const std::string&, const std::string&)> read_item) {
+    return [this, &target, read_item](const Json& value, const std::string& pointer, const std::string& path) {
+      if (!value.is_array()) return problem(pointer, path, "must be a list");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        Item item;
+        read_item(*this, item, fmt::format("{}/{}", pointer, i), fmt::format("{}[{}]", path, i));
+        target.push_back(std::move(item));
+      }
+    };
+  }
+
+ private:
+  const Json* at(const std::string& pointer) const {
+    Json::json_pointer path(pointer);
+    return document_.value.contains(path) ? &document_.value.at(path) : nullptr;
+  }
+
+  int line_of(std::string pointer) const {
+    while (!pointer.empty()) {
+      if (auto found = document_.field_lines.find(pointer); found != document_.field_lines.end()) return found->second;
+      pointer = pointer.substr(0, pointer.rfind('/'));
+    }
+    return document_.line;
+  }
+
+  const model::YamlDocument& document_;
+  std::vector<Problem>& problems_;
+  const std::string& file_;
+};
+
+void read_spec(FieldReader& reader, RunConfig& config) {
+  std::optional<std::string> lease_duration;
+  std::optional<bool> lease_enabled;
+  reader.read_map(
+      "/spec", "spec",
+      {{"repo", reader.into(config.repo)},
+       {"ref", reader.into(config.ref)},
+       {"path", reader.into(config.path)},
+       {"cacheDir", reader.into(config.cache_dir)},
+       {"git", [&](const Json&, const std::string& pointer, const std::string& path) {
+          reader.read_map(pointer, path,
+                          {{"tokenFile", reader.into(config.git.token_file)},
+                           {"basicAuthFile", reader.into(config.git.basic_auth_file)},
+                           {"sshKeyFile", reader.into(config.git.ssh_key_file)},
+                           {"sshPassphraseFile", reader.into(config.git.ssh_passphrase_file)},
+                           {"knownHostsFile", reader.into(config.git.known_hosts_file)},
+                           {"insecureIgnoreHostKey", reader.into(config.git.insecure_ignore_host_key)}});
+        }},
+       {"namespace", reader.into(config.default_namespace)},
+       {"prune", reader.into(config.prune)},
+       {"pruneNamespaces", reader.into(config.prune_namespaces)},
+       {"deletePropagation",
+        [&](const Json& value, const std::string& pointer, const std::string& path) {
+          static const std::set<std::string> k_allowed = {"Background", "Foreground", "Orphan"};
+          if (!value.is_string() || !k_allowed.contains(value.get<std::string>()))
+            return reader.problem(pointer, path, "must be Background, Foreground or Orphan");
+          config.delete_propagation = value.get<std::string>();
+        }},
+       {"wait", reader.into(config.wait)},
+       {"timeout", reader.into(config.timeout)},
+       {"forceConflicts", reader.into(config.force_conflicts)},
+       {"concurrency", reader.into(config.concurrency)},
+       {"qps", reader.into(config.qps)},
+       {"burst", reader.into(config.burst)},
+       {"ignoreDifferences",
+        reader.into_list<IgnoreDifference>(
+            config.ignore_differences,
+            [](FieldReader& r, IgnoreDifference& rule, const std::string& pointer, const std::string& path) {
+              r.read_map(pointer, path,
+                         {{"group", r.into_string(rule.group)},
+                          {"kind", r.into_string(rule.kind)},
+                          {"namespace", r.into_string(rule.namespace_name)},
+                          {"name", r.into_string(rule.name)},
+                          {"jsonPointers", r.into_strings(rule.json_pointers)}});
+              for (const auto& json_pointer : rule.json_pointers)
+                if (!json_pointer.starts_with("/"))
+                  r.problem(pointer + "/jsonPointers", path + ".jsonPointers",
+                            fmt::format("\"{}\" is not a JSON pointer (it must start with /)", json_pointer));
+            })},
+       {"health",
+        reader.into_list<HealthOverride>(
+            config.health,
+            [](FieldReader& r, HealthOverride& rule, const std::string& pointer, const std::string& path) {
+              std::optional<bool> skip;
+              r.read_map(pointer, path,
+                         {{"group", r.into_string(rule.group)}, {"kind", r.into_string(rule.kind)},
+                          {"skip", r.into(skip)}});
+              rule.skip = skip.value_or(false);
+            })},
+       {"lease", [&](const Json&, const std::string& pointer, const std::string& path) {
+          std::optional<std::chrono::seconds> duration;
+          reader.read_map(pointer, path, {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
+          if (duration) config.lease_duration = *duration;
+        }},
+       {"kinds", reader.into_list<HookKind>(
+                     config.kinds, [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
+                       std::optional<std::chrono::seconds> timeout;
+                       r.read_map(pointer, path,
+                                  {{"apiVersion", r.into_string(kind.api_version)},
+                                   {"kind", r.into_string(kind.kind)},
+                                   {"command", r.into_strings(kind.command)},
+                                   {"url", r.into_string(kind.url)},
+                                   {"timeout", r.into(timeout)}});
+                       if (timeout) kind.timeout = *timeout;
+                       if (kind.api_version.empty() || kind.kind.empty())
+                         r.problem(pointer, path, "a hook kind needs apiVersion and kind");
+                       if (kind.command.empty() == kind.url.empty())
+                         r.problem(pointer, path, "a hook kind needs exactly one of command or url");
+                     })}});
+  if (lease_enabled) config.lease_enabled = *lease_enabled;
+}
+
+}  // namespace
+
+std::optional<std::chrono::seconds> parse_duration(const std::string& text) {
+  static const std::regex k_part(R"((\d+)(h|m|s))");
+  if (text.empty()) return std::nullopt;
+  long total = 0;
+  std::size_t consumed = 0;
+  for (std::sregex_iterator it(text.begin(), text.end(), k_part), end; it != end; ++it) {
+    if (static_cast<std::size_t>(it->position()) != consumed) return std::nullopt;
+    long amount = std::stol((*it)[1]);
+    char unit = (*it)[2].str()[0];
+    total += amount * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
+    consumed += static_cast<std::size_t>(it->length());
+  }
+  if (consumed != text.size()) return std::nullopt;
+  return std::chrono::seconds(total);
+}
+
+RunConfig parse_run_config(const std::string& text, const std::string& file) {
+  auto documents = model::parse_yaml_documents(text, file);
+  if (documents.size() != 1)
+    throw InvalidInputError({Problem{file, 1, "", "a config file holds exactly one Config document"}});
+  const auto& document = documents.front();
+  std::vector<Problem> problems;
+  FieldReader reader(document, problems, file);
+  RunConfig config;
+  config.file = file;
+  std::optional<std::string> api_version, kind;
+  reader.read_map("", "",
+                  {{"apiVersion", reader.into(api_version)},
+                   {"kind", reader.into(kind)},
+                   {"metadata",
+                    [&](const Json&, const std::string& pointer, const std::string& path) {
+                      reader.read_map(pointer, path,
+                                      {{"name", reader.into_string(config.name)},
+                                       {"namespace", reader.into_string(config.namespace_name)}});
+                    }},
+                   {"spec", [](const Json&, const std::string&, const std::string&) {}}});
+  if (api_version != k_config_api_version)
+    reader.problem("/apiVersion", "apiVersion", fmt::format("must be {}", k_config_api_version));
+  if (kind != k_config_kind) reader.problem("/kind", "kind", "must be Config");
+  read_spec(reader, config);
+  if (!problems.empty()) throw InvalidInputError(std::move(problems));
+  return config;
+}
+
+}  // namespace opctl::config

@@ -1,0 +1,71 @@
+// opctl.yaml: a Kubernetes-style object (apiVersion opctl.io/v1alpha1, kind
+// Config) holding every setting a flag can give. Parsed strictly: an unknown
+// field is an error with its file and line, so a typo never goes unnoticed.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opctl::config {
+
+inline constexpr const char* k_config_api_version = "opctl.io/v1alpha1";
+inline constexpr const char* k_config_kind = "Config";
+inline constexpr const char* k_config_file_name = "opctl.yaml";
+
+struct IgnoreDifference {
+  std::string group;  // "*" matches any
+  std::string kind;
+  std::string namespace_name;
+  std::string name;
+  std::vector<std::string> json_pointers;
+};
+
+struct HealthOverride {
+  std::string group;
+  std::string kind;
+  bool skip = false;  // never wait for this kind
+};
+
+// A custom kind served by a hook command (Metacontroller's composite contract).
+struct HookKind {
+  std::string api_version;
+  std::string kind;
+  std::vector<std::string> command;
+  std::string url;
+  std::chrono::seconds timeout{30};
+};
+
+struct GitSettings {
+  std::optional<std::string> token_file, basic_auth_file, ssh_key_file, ssh_passphrase_file, known_hosts_file;
+  std::optional<bool> insecure_ignore_host_key;
+};
+
+struct RunConfig {
+  std::string file;  // where it was read from; empty when there is none
+  std::string name = "default";
+  std::string namespace_name = "default";  // where the Lease and the ApplySet parent live
+
+  std::optional<std::string> repo, ref, path, cache_dir;
+  GitSettings git;
+  std::optional<std::string> default_namespace;
+  std::optional<bool> prune, prune_namespaces, wait, force_conflicts;
+  std::optional<std::string> delete_propagation;
+  std::optional<std::chrono::seconds> timeout;
+  std::optional<int> concurrency, burst;
+  std::optional<double> qps;
+  std::vector<IgnoreDifference> ignore_differences;
+  std::vector<HealthOverride> health;
+  std::chrono::seconds lease_duration{60};
+  bool lease_enabled = true;
+  std::vector<HookKind> kinds;
+};
+
+// Parses opctl.yaml; throws InvalidInputError listing every problem.
+RunConfig parse_run_config(const std::string& text, const std::string& file);
+
+// "90s", "5m", "1h30m", "2h" -> seconds. nullopt when malformed.
+std::optional<std::chrono::seconds> parse_duration(const std::string& text);
+
+}  // namespace opctl::config
