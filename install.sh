@@ -34,7 +34,7 @@ done
 
 build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
                 libgit2-dev libyaml-cpp-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2)
-test_packages=(kubectl openssh-server openssh-client lighttpd apache2-utils groff-base man-db bash-completion)
+test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion)
 packages=("${build_packages[@]}")
 if [ "$test_deps" = 1 ]; then packages+=("${test_packages[@]}"); fi
 

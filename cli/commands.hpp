@@ -13,5 +13,6 @@ void register_version(CLI::App& app, CommandAction& action);
 void register_reconcile(CLI::App& app, CommandAction& action);
 void register_diff(CLI::App& app, CommandAction& action);
 void register_validate(CLI::App& app, CommandAction& action);
+void register_status(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

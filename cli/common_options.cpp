@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "model/error.hpp"
@@ -116,6 +117,13 @@ void finish_source_options(CommonOptions& options) {
   if (options.source.repo.empty() && options.source.path.empty())
     throw InvalidInputError({Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});
   if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
+  bool quiet = options.quiet, verbose = options.verbose;
+  options.source.on_warning = [quiet](const std::string& message) {
+    if (!quiet) std::cerr << "warning: " << message << "\n";
+  };
+  options.source.on_progress = [verbose](const std::string& message) {
+    if (verbose) std::cerr << "opctl: " << message << "\n";
+  };
 }
 
 void apply_found_config(CommonOptions& options, const config::RunConfig& found) {

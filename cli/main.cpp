@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   cli::register_reconcile(app, action);
   cli::register_diff(app, action);
   cli::register_validate(app, action);
+  cli::register_status(app, action);
   try {
     app.parse(argc, argv);
     return action ? action() : 0;

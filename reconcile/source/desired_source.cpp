@@ -1,7 +1,8 @@
 #include "source/desired_source.hpp"
 
-#include "model/error.hpp"
 #include "source/directory_source.hpp"
+#include "source/git_source.hpp"
+#include "source/git_worktree.hpp"
 
 namespace opctl::source {
 
@@ -11,11 +12,12 @@ std::string SourceRevision::annotation() const {
 }
 
 DesiredSource load_desired_source(const SourceOptions& options) {
-  if (!options.repo.empty())
-    throw Error(ErrorCategory::invalid_input, "git sources are not implemented yet");
+  if (!options.repo.empty()) return load_git_source(options);
   DesiredSource source;
   source.files = read_directory(options.path);
-  source.revision.path = options.path;
+  // A directory inside a checkout records the commit it was checked out at.
+  if (auto revision = work_tree_revision(options.path)) source.revision = std::move(*revision);
+  else source.revision.path = options.path;
   return source;
 }
 

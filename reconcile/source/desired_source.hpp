@@ -2,6 +2,7 @@
 // fetched incrementally) or, without a repository, a plain directory.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,13 +26,18 @@ struct SourceOptions {
   std::string path;       // sub-directory in the repository, or the directory itself
   std::string cache_dir;  // empty: $XDG_CACHE_HOME/opctl/git (or ~/.cache/opctl/git)
   GitCredentials credentials;
+  // What the user should know but is no error (a damaged cache cloned again).
+  // Unset: printed to stderr as "warning: ...".
+  std::function<void(const std::string&)> on_warning;
+  // What a fetch did (objects received, commit resolved), for --verbose. Unset: dropped.
+  std::function<void(const std::string&)> on_progress;
 };
 
 // What a run was made from, for the report and the opctl.io/source annotation.
 struct SourceRevision {
-  std::string repo;     // as given (credentials stripped)
-  std::string ref;      // as asked for
-  std::string commit;   // full SHA; empty for a plain directory outside git
+  std::string repo;     // as given (credentials stripped); for a directory in a work tree, origin's URL
+  std::string ref;      // as asked for (the default branch's name when none was); the branch of a work tree
+  std::string commit;   // full SHA ("-dirty" appended for a work tree with changes); empty outside git
   std::string author;
   std::string time;     // RFC 3339
   std::string subject;

@@ -9,9 +9,12 @@
 namespace opctl::source {
 
 // Every *.yaml, *.yml and *.json below `root`, recursively, sorted by path;
-// hidden files and directories (.git) are skipped. Paths in the result are
-// `root` joined with the relative path, as the user would type them.
-// Throws InvalidInputError when `root` is missing or not a directory.
+// hidden files and directories (.git) and paths excluded by .opctlignore (at
+// `root`, and at the root of the git work tree `root` lies in) are skipped, and
+// a directory with a kustomization is rendered by `kubectl kustomize`. Paths in
+// the result are `root` joined with the relative path, as the user would type
+// them. `root` may also be a single file. Throws InvalidInputError when `root`
+// is missing or not a directory.
 std::vector<ManifestFile> read_directory(const std::filesystem::path& root);
 
 }  // namespace opctl::source

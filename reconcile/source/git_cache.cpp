@@ -86,13 +86,15 @@ std::string cache_entry_name(std::string_view fetch_url) {
   return readable + "-" + to_hex(sha256(fetch_url)).substr(0, 32);
 }
 
-CacheLock::CacheLock(const fs::path& entry) {
+CacheLock::CacheLock(const fs::path& entry, const std::function<void(const std::string&)>& on_wait) {
   std::error_code error;
   fs::create_directories(entry.parent_path(), error);
   if (error) cache_failure(entry.parent_path(), "cannot create: " + error.message());
   std::string lock_file = entry.string() + ".lock";
   fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd_ < 0) cache_failure(lock_file, std::string("cannot open lock file: ") + std::strerror(errno));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  if (on_wait) on_wait("waiting for another opctl run to release " + lock_file);
   while (::flock(fd_, LOCK_EX) < 0) {
     if (errno == EINTR) continue;
     int saved = errno;

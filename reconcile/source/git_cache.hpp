@@ -26,10 +26,11 @@ std::filesystem::path cache_root(const std::string& cache_dir, const CacheEnviro
 // "<last path part of the URL>-<first 16 bytes of SHA-256(url), hex>": readable and unique.
 std::string cache_entry_name(std::string_view fetch_url);
 
-// Holds an exclusive flock on `<entry>.lock` for its lifetime.
+// Holds an exclusive flock on `<entry>.lock` for its lifetime; when another run
+// holds it, calls `on_wait` once and then waits for it.
 class CacheLock {
  public:
-  explicit CacheLock(const std::filesystem::path& entry);
+  CacheLock(const std::filesystem::path& entry, const std::function<void(const std::string&)>& on_wait);
   ~CacheLock();
   CacheLock(const CacheLock&) = delete;
   CacheLock& operator=(const CacheLock&) = delete;

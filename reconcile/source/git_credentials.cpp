@@ -1,5 +1,6 @@
 #include "source/git_credentials.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -182,7 +183,12 @@ int credentials_callback(git_credential** out, const char* /*url*/, const char* 
     }
     if (session.tried.empty())
       return stop(session, "authentication required: " + no_credentials_hint(*session.url), GIT_EAUTH);
-    return stop(session, "authentication rejected (tried " + join(session.tried, ", ") + ")", GIT_EAUTH);
+    std::string failure = "authentication rejected (tried " + join(session.tried, ", ") + ")";
+    if (std::any_of(candidates.begin(), candidates.end(), [](const CredentialCandidate& candidate) {
+          return candidate.kind == CredentialCandidate::Kind::ssh_key && candidate.secret.empty();
+        }))
+      failure += "; if the key has a passphrase, give --git-ssh-passphrase-file";
+    return stop(session, failure, GIT_EAUTH);
   } catch (const std::exception& error) {
     return stop(session, error.what(), GIT_EUSER);
   }

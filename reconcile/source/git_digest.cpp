@@ -1,5 +1,7 @@
 #include "source/git_digest.hpp"
 
+#include "model/sha256.hpp"
+
 #include <array>
 #include <cstdint>
 
@@ -8,9 +10,8 @@ namespace opctl::source {
 namespace {
 
 constexpr std::uint32_t rotl(std::uint32_t value, int bits) { return (value << bits) | (value >> (32 - bits)); }
-constexpr std::uint32_t rotr(std::uint32_t value, int bits) { return (value >> bits) | (value << (32 - bits)); }
 
-// Merkle–Damgård padding shared by SHA-1 and SHA-256: 0x80, zeros, 64-bit big-endian bit length.
+// Merkle–Damgård padding: 0x80, zeros, 64-bit big-endian bit length.
 std::string pad_message(std::string_view data) {
   std::string message(data);
   std::uint64_t bit_length = static_cast<std::uint64_t>(data.size()) * 8;
@@ -32,38 +33,6 @@ std::string store_big_endian(const std::array<std::uint32_t, N>& words) {
   for (auto word : words)
     for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((word >> shift) & 0xff));
   return out;
-}
-
-constexpr std::array<std::uint32_t, 64> k_sha256_rounds = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-void sha256_block(std::array<std::uint32_t, 8>& state, const std::string& message, std::size_t offset) {
-  std::array<std::uint32_t, 64> w{};
-  for (std::size_t i = 0; i < 16; ++i) w[i] = load_big_endian(message, offset + 4 * i);
-  for (std::size_t i = 16; i < 64; ++i) {
-    std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  auto v = state;  // a..h
-  for (std::size_t i = 0; i < 64; ++i) {
-    std::uint32_t s1 = rotr(v[4], 6) ^ rotr(v[4], 11) ^ rotr(v[4], 25);
-    std::uint32_t choice = (v[4] & v[5]) ^ (~v[4] & v[6]);
-    std::uint32_t t1 = v[7] + s1 + choice + k_sha256_rounds[i] + w[i];
-    std::uint32_t s0 = rotr(v[0], 2) ^ rotr(v[0], 13) ^ rotr(v[0], 22);
-    std::uint32_t majority = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-    for (std::size_t j = 7; j > 0; --j) v[j] = v[j - 1];
-    v[4] += t1;
-    v[0] = t1 + s0 + majority;
-  }
-  for (std::size_t i = 0; i < 8; ++i) state[i] += v[i];
 }
 
 void sha1_block(std::array<std::uint32_t, 5>& state, const std::string& message, std::size_t offset) {
@@ -88,11 +57,8 @@ constexpr std::string_view k_base64_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdef
 }  // namespace
 
 std::string sha256(std::string_view data) {
-  std::array<std::uint32_t, 8> state = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::string message = pad_message(data);
-  for (std::size_t offset = 0; offset < message.size(); offset += 64) sha256_block(state, message, offset);
-  return store_big_endian(state);
+  auto digest = model::sha256(data);
+  return std::string(digest.begin(), digest.end());
 }
 
 std::string sha1(std::string_view data) {

@@ -1,6 +1,6 @@
 // Small digests the git source needs without another crypto dependency:
-// SHA-256 names cache directories, HMAC-SHA-1 matches hashed known_hosts
-// entries (`|1|salt|hash`), base64 decodes the keys in known_hosts.
+// HMAC-SHA-1 matches hashed known_hosts entries (`|1|salt|hash`), base64
+// decodes their keys, SHA-256 (model/sha256) fingerprints them.
 #pragma once
 
 #include <optional>

@@ -15,6 +15,8 @@ namespace {
   // The cache's own objects are read while negotiating; if those are damaged, clone again.
   if (session.failure.empty() && !cache_is_readable(repository))
     throw CacheCorrupted("fetch failed (" + one_line(reason, *session.auth) + ")");
+  if (failure.code == GIT_ECERTIFICATE && session.failure.empty())
+    reason += " (for a private certificate authority, set SSL_CERT_FILE to its certificate)";
   throw ClusterError("cannot fetch " + context + ": " + one_line(reason, *session.auth));
 }
 
@@ -48,7 +50,9 @@ FetchResult fetch_origin(git_repository& repository, const GitUrl& url, const Gi
   git_remote* raw = nullptr;
   check_cache(git_remote_lookup(&raw, &repository, "origin"), "remote origin");
   RemotePtr remote(raw);
-  AuthSession session{&url, &auth};
+  AuthSession session;
+  session.url = &url;
+  session.auth = &auth;
   git_remote_callbacks callbacks = auth_callbacks(session);
   git_proxy_options proxy = GIT_PROXY_OPTIONS_INIT;
   proxy.type = GIT_PROXY_AUTO;  // http(s)_proxy / no_proxy from the environment, as git does
@@ -68,7 +72,6 @@ FetchResult fetch_origin(git_repository& repository, const GitUrl& url, const Gi
     fetch_failed(repository, code, session, context);
   const git_indexer_progress* stats = git_remote_stats(remote.get());
   result.received_objects = stats->received_objects;
-  result.received_bytes = stats->received_bytes;
   remember_default_branch(repository, result.default_branch);
   return result;
 }

@@ -15,7 +15,6 @@ namespace opctl::source {
 struct FetchResult {
   std::string default_branch;  // "refs/heads/main" as the remote's HEAD names it; empty when it names none
   std::size_t received_objects = 0;
-  std::size_t received_bytes = 0;
 };
 
 // `context` names the repository and ref in messages ("https://host/repo.git (ref main)").

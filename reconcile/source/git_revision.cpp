@@ -85,10 +85,10 @@ std::string rfc3339(std::int64_t seconds, int offset_minutes) {
 
 void describe_commit(git_commit& commit, SourceRevision& revision) {
   revision.commit = git_oid_tostr_s(git_commit_id(&commit));
-  if (const git_signature* author = git_commit_author(&commit)) {
+  if (const git_signature* author = git_commit_author(&commit))
     revision.author = fmt::format("{} <{}>", author->name ? author->name : "", author->email ? author->email : "");
-    revision.time = rfc3339(author->when.time, author->when.offset);
-  }
+  // The committer's time: when the change landed on the branch, which is what a deployment follows.
+  revision.time = rfc3339(git_commit_time(&commit), git_commit_time_offset(&commit));
   const char* summary = git_commit_summary(&commit);
   revision.subject = summary ? summary : "";
 }

@@ -22,7 +22,7 @@ struct ResolvedRef {
 ResolvedRef resolve_ref(git_repository& repository, const std::string& ref, const std::string& default_branch,
                         const std::string& repo_display);
 
-// Fills commit, author ("Name <email>"), time and subject from `commit`.
+// Fills commit, author ("Name <email>"), time (the commit time) and subject from `commit`.
 void describe_commit(git_commit& commit, SourceRevision& revision);
 
 // RFC 3339 for seconds since the epoch in a zone `offset_minutes` east of UTC.

@@ -14,7 +14,15 @@ bool has_kustomization(const std::vector<FileTree::Entry>& entries) {
   });
 }
 
-void collect(FileTree& tree, const std::string& directory, const CollectOptions& options,
+bool has_ignore_file(const std::vector<FileTree::Entry>& entries) {
+  return std::any_of(entries.begin(), entries.end(), [](const FileTree::Entry& entry) {
+    return entry.kind == FileTree::Kind::file && entry.name == k_ignore_file_name;
+  });
+}
+
+// Depth first in name order, which is the order of the paths compared part by part. Rules of an
+// .opctlignore below the root are added on the way down; they only ever match below their own directory.
+void collect(FileTree& tree, const std::string& directory, const CollectOptions& options, IgnoreRules& ignore,
              std::vector<ManifestFile>& out) {
   auto entries = tree.list(directory);
   if (has_kustomization(entries)) {
@@ -22,13 +30,15 @@ void collect(FileTree& tree, const std::string& directory, const CollectOptions&
     out.push_back({display, options.render_kustomization(tree.on_disk(directory), tree.display(directory))});
     return;
   }
+  if (!ignore.loaded(directory) && has_ignore_file(entries))
+    ignore.add(tree.read(join_tree_path(directory, std::string(k_ignore_file_name))), directory);
   std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& entry : entries) {
     if (entry.name.starts_with('.')) continue;
     std::string path = join_tree_path(directory, entry.name);
     bool is_directory = entry.kind == FileTree::Kind::directory;
-    if (options.ignore.ignored(path, is_directory)) continue;
-    if (is_directory) collect(tree, path, options, out);
+    if (ignore.ignored(path, is_directory)) continue;
+    if (is_directory) collect(tree, path, options, ignore, out);
     else if (entry.kind == FileTree::Kind::file && is_manifest_file_name(entry.name))
       out.push_back({tree.display(path), tree.read(path)});
   }
@@ -50,14 +60,22 @@ std::string join_tree_path(const std::string& directory, const std::string& name
 IgnoreRules load_ignore_rules(const FileTree& tree, const std::string& root) {
   IgnoreRules rules;
   const std::string name(k_ignore_file_name);
-  if (has_file(tree, "", name)) rules.add(tree.read(name), "");
-  if (!root.empty() && has_file(tree, root, name)) rules.add(tree.read(join_tree_path(root, name)), root);
+  // The tree's root, then every directory on the way down to `root`, as git reads .gitignore files.
+  std::string directory;
+  for (std::size_t next = 0;;) {
+    if (has_file(tree, directory, name)) rules.add(tree.read(join_tree_path(directory, name)), directory);
+    if (directory == root) break;
+    next = root.find('/', next + 1);
+    directory = root.substr(0, next);
+    if (next == std::string::npos) next = root.size();
+  }
   return rules;
 }
 
 std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root, const CollectOptions& options) {
   std::vector<ManifestFile> files;
-  collect(tree, root, options, files);
+  IgnoreRules ignore = options.ignore;
+  collect(tree, root, options, ignore, files);
   return files;
 }
 

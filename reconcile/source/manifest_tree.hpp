@@ -36,19 +36,21 @@ class FileTree {
 using KustomizeRenderer = std::function<std::string(const std::filesystem::path& directory, const std::string& display)>;
 
 struct CollectOptions {
-  IgnoreRules ignore;
+  IgnoreRules ignore;  // the rules from above the root (load_ignore_rules); those below are read on the way
   KustomizeRenderer render_kustomization;
 };
 
 // Every *.yaml, *.yml and *.json file below `root`, sorted by path. Hidden files and
-// directories and ignored paths are skipped; a directory holding a kustomization file
-// (the root or any below it) contributes one file instead, the rendered output.
+// directories and paths excluded by an .opctlignore (at or above `root`, or in the
+// directory being read, as with .gitignore) are skipped; a directory holding a
+// kustomization file (the root or any below it) contributes one file instead, the
+// rendered output.
 std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root, const CollectOptions& options);
 
 // "a" + "b" -> "a/b"; "" + "b" -> "b".
 std::string join_tree_path(const std::string& directory, const std::string& name);
 
-// The ignore rules that apply below `root`: .opctlignore at the tree's root and at `root`.
+// The rules of the .opctlignore files at the tree's root and in each directory down to `root`.
 IgnoreRules load_ignore_rules(const FileTree& tree, const std::string& root);
 
 }  // namespace opctl::source

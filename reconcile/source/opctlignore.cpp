@@ -133,6 +133,12 @@ int IgnoreRules::decide(std::string_view path, bool is_directory) const {
   return 0;
 }
 
+bool IgnoreRules::loaded(std::string_view base) const {
+  for (const auto& rule : rules_)
+    if (rule.base == base) return true;
+  return false;
+}
+
 bool IgnoreRules::ignored(std::string_view path, bool is_directory) const {
   if (rules_.empty()) return false;
   for (auto slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1))

@@ -22,6 +22,8 @@ class IgnoreRules {
   bool ignored(std::string_view path, bool is_directory) const;
 
   bool empty() const { return rules_.empty(); }
+  // True when rules with this `base` were added already.
+  bool loaded(std::string_view base) const;
 
  private:
   struct Rule {

@@ -1,0 +1,149 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+
+#include "apply/applyset_store.hpp"
+#include "apply/diff_pass.hpp"
+#include "apply/lease_lock.hpp"
+#include "apply/live_state.hpp"
+#include "build_info.hpp"
+#include "commands.hpp"
+#include "common_options.hpp"
+#include "desired_set.hpp"
+#include "diff_render.hpp"
+#include "exit_codes.hpp"
+#include "plan/apply_order.hpp"
+#include "plan/prune_set.hpp"
+
+namespace opctl::cli {
+namespace {
+
+using model::Json;
+
+struct StatusOptions {
+  CommonOptions common;
+  std::string output = "text";
+};
+
+Json lease_status(kube::ApiClient& client, const config::RunConfig& config) {
+  kube::ResourceInfo leases;
+  leases.gvk = {"coordination.k8s.io", "v1", "Lease"};
+  leases.resource = "leases";
+  leases.namespaced = true;
+  auto result = client.execute(client.get_request(leases, config.namespace_name, "opctl-" + config.name));
+  if (!result.ok()) return {{"held", false}};
+  const Json& spec = result.object.value("spec", Json::object());
+  std::string holder = spec.value("holderIdentity", "");
+  auto renewed = apply::parse_micro_time(spec.value("renewTime", ""));
+  auto duration = std::chrono::seconds(spec.value("leaseDurationSeconds", 0));
+  bool held = !holder.empty() && renewed && *renewed + duration > std::chrono::system_clock::now();
+  return {{"held", held}, {"holder", holder}, {"renewTime", spec.value("renewTime", "")}};
+}
+
+Json ready_condition(const Json& live) {
+  for (const auto& condition : live.value("status", Json::object()).value("conditions", Json::array()))
+    if (condition.value("type", "") == "Ready")
+      return {{"status", condition.value("status", "")},
+              {"reason", condition.value("reason", "")},
+              {"message", condition.value("message", "")}};
+  return {{"status", "Unknown"}, {"reason", "NoReadyCondition"}, {"message", ""}};
+}
+
+int run_status(StatusOptions& options) {
+  finish_source_options(options.common);
+  DesiredSet desired = load_desired_set(options.common);
+  const auto& config = options.common.config;
+  auto& client = *desired.connection.client;
+  plan::ApplySetParent parent{"opctl-" + config.name, config.namespace_name};
+  apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
+  auto parent_object = store.read();
+  plan::label_members(desired.objects, parent);
+
+  Json status = {{"applySet", {{"parent", parent.namespace_name + "/" + parent.name}, {"id", parent.id()}}},
+                 {"lease", lease_status(client, config)}};
+  if (parent_object) {
+    auto annotations = (*parent_object)["metadata"].value("annotations", Json::object());
+    status["lastRun"] = Json::parse(annotations.value(apply::k_last_run_annotation, "null"), nullptr, false);
+    std::map<std::string, int> by_kind;
+    for (const auto& member : store.members(plan::ApplySetInventory::from_parent(*parent_object)))
+      by_kind[plan::GroupKind{plan::key_of_live(member).group, plan::key_of_live(member).kind}.to_string()] += 1;
+    status["inventory"] = by_kind;
+  } else {
+    status["lastRun"] = nullptr;
+    status["inventory"] = Json::object();
+  }
+
+  auto live = apply::read_live_state(client, desired.objects);
+  auto diffs = apply::diff_against_live(client, desired.objects, live, {}).diffs;
+  Json drift = Json::array();
+  for (const auto& diff : diffs)
+    if (diff.change != diff::Change::unchanged) drift.push_back(diff_header(diff));
+  status["drift"] = drift;
+  Json custom = Json::array();
+  for (const auto& object : desired.objects) {
+    if (!plan::is_custom_kind(object.gvk())) continue;
+    const Json* current = live.find(object.key());
+    custom.push_back({{"object", object.api_version() + " " + object.key().kind + " " +
+                                     (object.namespace_name().empty() ? "" : object.namespace_name() + "/") +
+                                     object.name()},
+                      {"ready", current ? ready_condition(*current) : Json{{"status", "Missing"}}}});
+  }
+  status["customResources"] = custom;
+
+  if (options.output == "json") {
+    std::cout << status.dump(2) << "\n";
+    return k_exit_ok;
+  }
+  std::cout << fmt::format("ApplySet {} ({})\n", status["applySet"]["parent"].get<std::string>(), parent.id());
+  const Json& lease = status["lease"];
+  std::cout << (lease["held"].get<bool>() ? fmt::format("Lease: held by {} (renewed {})\n",
+                                                          lease["holder"].get<std::string>(),
+                                                          lease["renewTime"].get<std::string>())
+                                          : std::string("Lease: free\n"));
+  if (status["lastRun"].is_object()) {
+    const Json& run = status["lastRun"];
+    std::cout << fmt::format("Last run: {} at {} from {} ({} created, {} configured, {} unchanged, {} pruned, {} failed)\n",
+                             run.value("result", ""), run.value("time", ""), run.value("revision", ""),
+                             run.value("created", 0), run.value("configured", 0), run.value("unchanged", 0),
+                             run.value("pruned", 0), run.value("failed", 0));
+  } else {
+    std::cout << "Last run: none recorded\n";
+  }
+  int total = 0;
+  for (const auto& [kind, count] : status["inventory"].items()) total += count.get<int>();
+  std::cout << fmt::format("Inventory: {} objects\n", total);
+  for (const auto& [kind, count] : status["inventory"].items()) std::cout << fmt::format("  {:<40} {}\n", kind, count.get<int>());
+  std::cout << fmt::format("Drift: {}\n", drift.empty() ? "none, in sync" : fmt::format("{} objects", drift.size()));
+  for (const auto& line : drift) std::cout << "  " << line.get<std::string>() << "\n";
+  if (!custom.empty()) {
+    std::cout << "Custom resources:\n";
+    for (const auto& entry : custom) {
+      const Json& ready = entry["ready"];
+      std::cout << fmt::format("  {}: Ready={}{}\n", entry["object"].get<std::string>(), ready.value("status", ""),
+                               ready.value("reason", "").empty() ? "" : " (" + ready.value("reason", "") + ")");
+    }
+  }
+  return k_exit_ok;
+}
+
+}  // namespace
+
+void register_status(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<StatusOptions>();
+  auto* command =
+      app.add_subcommand("status", "Show the inventory, drift, the last run, the lease and custom resources' Ready");
+  command->footer(
+      "Examples:\n"
+      "  opctl status --path manifests-example/\n"
+      "  opctl status -f opctl.yaml -o json\n");
+  add_source_flags(*command, options->common);
+  add_cluster_flags(*command, options->common);
+  command->add_option("-o,--output", options->output, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  add_output_flags(*command, options->common);
+  command->callback([options, &action] { action = [options] { return run_status(*options); }; });
+}
+
+}  // namespace opctl::cli

@@ -1,0 +1,132 @@
+#include "source/git_source.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "model/error.hpp"
+#include "source/git_cache.hpp"
+#include "source/git_credentials.hpp"
+#include "source/git_fetch.hpp"
+#include "source/git_refs.hpp"
+#include "source/git_revision.hpp"
+#include "source/git_tree.hpp"
+#include "source/git_url.hpp"
+#include "source/kustomize.hpp"
+
+namespace opctl::source {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// What every attempt at loading needs, worked out once before touching the cache.
+struct GitRequest {
+  GitUrl url;
+  GitAuth auth;
+  std::string ref;
+  std::string path;
+  std::string context;  // "URL (ref X)" for messages
+  fs::path cache_entry;
+  WarningSink warn;
+  std::function<void(const std::string&)> progress;
+};
+
+[[noreturn]] void invalid(const std::string& message) { throw InvalidInputError({Problem{"", 0, "", message}}); }
+
+bool has_commit(git_repository& repository, const std::string& id) {
+  git_oid oid;
+  git_commit* raw = nullptr;
+  if (git_oid_fromstr(&oid, id.c_str()) < 0 || git_commit_lookup(&raw, &repository, &oid) < 0) return false;
+  git_commit_free(raw);
+  return true;
+}
+
+std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
+  switch (tree.kind_of(request.path)) {
+    case GitTree::PathKind::directory: {
+      CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization};
+      return collect_manifests(tree, request.path, options);
+    }
+    case GitTree::PathKind::file: return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
+    case GitTree::PathKind::other:
+      invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule", revision.repo,
+                          revision.ref, short_commit_id(revision.commit), request.path));
+    case GitTree::PathKind::missing: break;
+  }
+  invalid(fmt::format("repo {} at ref {} (commit {}) has no path \"{}\"", revision.repo, revision.ref,
+                      short_commit_id(revision.commit), request.path));
+}
+
+DesiredSource load_from_cache(const GitRequest& request) {
+  RepositoryPtr repository = open_cache(request.cache_entry, request.url.fetch_url, request.warn);
+  FetchResult fetched;
+  // A full commit id names immutable content: once cached, no fetch is needed.
+  if (!(is_full_commit_id(request.ref) && has_commit(*repository, request.ref))) {
+    fetched = fetch_origin(*repository, request.url, request.auth, request.context);
+    if (request.progress)
+      request.progress(fmt::format("fetched {}: {} new objects into {}", request.url.display,
+                                   fetched.received_objects, request.cache_entry.string()));
+  }
+  ResolvedRef resolved = resolve_ref(*repository, request.ref, fetched.default_branch, request.url.display);
+  DesiredSource source;
+  source.revision.repo = request.url.display;
+  source.revision.ref = resolved.name;
+  source.revision.path = request.path;
+  describe_commit(*resolved.commit, source.revision);
+  if (request.progress)
+    request.progress(fmt::format("{} is commit {} ({})", request.context, source.revision.commit, source.revision.subject));
+  GitTree tree(*repository, *resolved.commit,
+               request.url.display + "@" + short_commit_id(source.revision.commit) + ":");
+  source.files = read_manifests(tree, request, source.revision);
+  return source;
+}
+
+void default_warning(const std::string& message) { std::cerr << "warning: " << message << "\n"; }
+
+GitRequest make_request(const SourceOptions& options) {
+  GitRequest request;
+  request.url = parse_git_url(options.repo, fs::current_path().string());
+  bool local = request.url.transport == GitTransport::local || request.url.transport == GitTransport::file;
+  if (local && !fs::exists(request.url.path)) invalid("repo " + request.url.display + " does not exist");
+  request.auth = plan_auth(request.url, options.credentials, AuthEnvironment::from_process());
+  request.ref = options.ref;
+  request.path = normalize_tree_path(options.path);
+  request.context = request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
+  request.cache_entry = cache_root(options.cache_dir, CacheEnvironment::from_process()) /
+                        cache_entry_name(request.url.fetch_url);
+  request.warn = options.on_warning ? options.on_warning : default_warning;
+  request.progress = options.on_progress;
+  return request;
+}
+
+}  // namespace
+
+std::string normalize_tree_path(const std::string& path) {
+  std::string normal = fs::path(path).lexically_normal().generic_string();
+  while (normal.starts_with('/')) normal.erase(0, 1);
+  while (normal.ends_with('/')) normal.pop_back();
+  if (normal == ".") normal.clear();
+  if (normal == ".." || normal.starts_with("../")) invalid("--path \"" + path + "\" leaves the repository");
+  return normal;
+}
+
+DesiredSource load_git_source(const SourceOptions& options) {
+  ensure_libgit2();
+  GitRequest request = make_request(options);
+  CacheLock lock(request.cache_entry, request.progress);  // held for the fetch and the reads
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return load_from_cache(request);
+    } catch (const CacheCorrupted& damage) {
+      if (attempt > 1) throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
+      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() + "); removing it and cloning " +
+                   request.url.display + " again");
+      std::error_code error;
+      fs::remove_all(request.cache_entry, error);
+    }
+  }
+}
+
+}  // namespace opctl::source
