@@ -57,9 +57,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ "$test_deps" = 1 ] && ! python3 -m pytest --version >/dev/null 2>&1; then
-  echo "install.sh: installing pytest" >&2
-  python3 -m pip install -q pytest
+if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml' >/dev/null 2>&1; then
+  echo "install.sh: installing pytest and PyYAML" >&2
+  python3 -m pip install -q pytest pyyaml
 fi
 
 if [ "$with_testenv" = 1 ] || [ "$test_deps" = 1 ]; then

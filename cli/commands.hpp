@@ -14,5 +14,6 @@ void register_reconcile(CLI::App& app, CommandAction& action);
 void register_diff(CLI::App& app, CommandAction& action);
 void register_validate(CLI::App& app, CommandAction& action);
 void register_status(CLI::App& app, CommandAction& action);
+void register_completion(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

@@ -6,6 +6,34 @@
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "model/error.hpp"
+#include "suggestions.hpp"
+
+namespace {
+
+// After a parse error, suggest the closest flag or subcommand to each word
+// the parser did not know.
+void print_suggestion(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* scope = &app;
+  for (const auto* command : app.get_subcommands()) scope = command;
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (i == 1 && scope == &app && !word.starts_with("-")) {
+      if (std::string best = opctl::cli::closest_name(app, word); !best.empty())
+        std::cerr << "unknown command " << word << ", did you mean " << best << "?\n";
+      continue;
+    }
+    if (!word.starts_with("--")) continue;
+    word = word.substr(0, word.find('='));
+    bool known = false;
+    for (const auto* option : scope->get_options())
+      for (const auto& name : option->get_lnames()) known = known || word == "--" + name;
+    if (known) continue;
+    if (std::string best = opctl::cli::closest_name(app, word); !best.empty())
+      std::cerr << "unknown flag " << word << ", did you mean " << best << "?\n";
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace opctl;
@@ -18,11 +46,13 @@ int main(int argc, char** argv) {
   cli::register_diff(app, action);
   cli::register_validate(app, action);
   cli::register_status(app, action);
+  cli::register_completion(app, action);
   try {
     app.parse(argc, argv);
     return action ? action() : 0;
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);
+    if (code != 0) print_suggestion(app, argc, argv);
     return code == 0 ? 0 : cli::k_exit_invalid_input;
   } catch (const InvalidInputError& error) {
     for (const auto& problem : error.problems()) std::cerr << "error: " << problem.to_string() << "\n";
