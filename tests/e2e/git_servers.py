@@ -182,10 +182,10 @@ setenv.add-environment = ("GIT_PROJECT_ROOT" => "{self.root}", "GIT_HTTP_EXPORT_
         host = "localhost" if self.scheme == "https" else "127.0.0.1"
         return f"{self.scheme}://{host}:{self.port}/{name}"
 
-    def requests(self, after=0, until=None, timeout=5.0):
+    def requests(self, after=0, until=None, timeout=30.0):
         """The access log's request lines ("GET /repo.git/info/refs?... 200") from line `after` on.
 
-        lighttpd writes its access log about once a second, so with `until` this waits
+        lighttpd writes its access log about once a second (later on a loaded machine), so with `until` this waits
         (up to `timeout`) for the lines to satisfy it.
         """
         deadline = time.monotonic() + timeout
