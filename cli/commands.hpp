@@ -14,6 +14,8 @@ void register_reconcile(CLI::App& app, CommandAction& action);
 void register_diff(CLI::App& app, CommandAction& action);
 void register_validate(CLI::App& app, CommandAction& action);
 void register_status(CLI::App& app, CommandAction& action);
+void register_crds(CLI::App& app, CommandAction& action);
+void register_backup(CLI::App& app, CommandAction& action);
 void register_completion(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

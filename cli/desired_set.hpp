@@ -7,6 +7,7 @@
 
 #include "cluster_connection.hpp"
 #include "common_options.hpp"
+#include "diff/ignore_rules.hpp"
 #include "model/object.hpp"
 #include "source/desired_source.hpp"
 
@@ -25,5 +26,8 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
 // load_manifests, then connect and resolve scopes. Throws InvalidInputError
 // (every problem at once) or a cluster error.
 DesiredSet load_desired_set(CommonOptions& options);
+
+// opctl.yaml's ignoreDifferences, as the diff and the pass apply them.
+std::vector<diff::IgnoreRule> ignore_rules_of(const config::RunConfig& config);
 
 }  // namespace opctl::cli

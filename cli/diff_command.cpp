@@ -10,6 +10,7 @@
 #include "desired_set.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
+#include "plan/applyset.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -25,24 +26,38 @@ void write_report(const std::string& path, const model::Json& report) {
   std::ofstream out(path);
   if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
   out << report.dump(2) << "\n";
+  out.flush();
+  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
+}
+
+void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff>& diffs,
+                  const source::SourceRevision& revision) {
+  if (options.output == "json") {
+    std::cout << render_diff_json(diffs, revision).dump(2) << "\n";
+  } else if (options.output == "markdown") {
+    std::cout << render_diff_markdown(diffs, revision);
+  } else {
+    TextOptions text{Palette{use_color(options.common.no_color)}, options.common.quiet};
+    std::cout << render_diff_text(diffs, text);
+  }
+  std::cout.flush();
+  if (!options.report_file.empty()) write_report(options.report_file, render_diff_json(diffs, revision));
 }
 
 int run_diff(DiffOptions& options) {
   finish_source_options(options.common);
   DesiredSet desired = load_desired_set(options.common);
+  const config::RunConfig& config = options.common.config;
+  // A pass labels every object as a member of its ApplySet; the diff compares
+  // what that pass would apply, so the label is part of it.
+  plan::label_members(desired.objects, plan::ApplySetParent{"opctl-" + config.name, config.namespace_name});
   auto& client = *desired.connection.client;
-  auto live = apply::read_live_state(client, desired.objects);
+  auto live = apply::read_live_state(client, desired.objects, {.record_forbidden = true});
   apply::DiffPassOptions pass;
+  pass.compare.ignore_rules = ignore_rules_of(config);
   auto result = apply::diff_against_live(client, desired.objects, live, pass);
 
-  if (options.output == "json") {
-    std::cout << render_diff_json(result.diffs, desired.revision).dump(2) << "\n";
-  } else if (options.output == "markdown") {
-    std::cout << render_diff_markdown(result.diffs, desired.revision);
-  } else {
-    std::cout << render_diff_text(result.diffs, Palette{use_color(options.common.no_color)});
-  }
-  if (!options.report_file.empty()) write_report(options.report_file, render_diff_json(result.diffs, desired.revision));
+  print_result(options, result.diffs, desired.revision);
   if (options.common.verbose)
     std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n", result.fast_path,
                              result.dry_runs);

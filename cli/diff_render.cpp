@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "diff/line_diff.hpp"
 
 namespace opctl::cli {
@@ -9,6 +11,10 @@ namespace {
 
 using diff::Change;
 using model::Json;
+
+constexpr const char* k_local_note =
+    "(local comparison): the server's dry run was not allowed (or the namespace or CRD is created by this same "
+    "set), so the merge was computed locally; server defaults for fields not set yet are not shown.";
 
 const char* marker(Change change) {
   switch (change) {
@@ -27,6 +33,11 @@ std::string identity(const diff::ObjectDiff& diff) {
   return fmt::format("{} {} {}", diff.api_version, key.kind, where);
 }
 
+std::string source_of(const diff::ObjectDiff& diff) {
+  if (diff.location.file.empty()) return "";
+  return diff.location.line > 0 ? fmt::format("{}:{}", diff.location.file, diff.location.line) : diff.location.file;
+}
+
 std::string colour_line(const std::string& line, const Palette& palette) {
   if (line.starts_with("@@")) return palette.dim(line);
   if (line.starts_with("+")) return palette.green(line);
@@ -37,6 +48,63 @@ std::string colour_line(const std::string& line, const Palette& palette) {
 std::string summary_line(const DiffSummary& summary) {
   return fmt::format("{} added, {} changed, {} pruned, {} unchanged{}", summary.added, summary.changed, summary.pruned,
                      summary.unchanged, summary.failed ? fmt::format(", {} failed", summary.failed) : "");
+}
+
+bool any_local(const std::vector<diff::ObjectDiff>& diffs) {
+  return std::any_of(diffs.begin(), diffs.end(), [](const auto& diff) {
+    return diff.local_comparison && diff.change != Change::unchanged;
+  });
+}
+
+// A code fence longer than any run of backticks in `text`, so a value
+// holding ``` cannot end the block early.
+std::string fence_for(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
+// Text from the server (errors, conflicts) inside HTML and table cells.
+std::string escape_markdown(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '|': out += "\\|"; break;
+      case '\n': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string markdown_object_table(const std::vector<diff::ObjectDiff>& diffs) {
+  std::string out = "| | object | source | note |\n|---|---|---|---|\n";
+  for (const auto& diff : diffs) {
+    if (diff.change == Change::unchanged) continue;
+    std::string note = diff::to_string(diff.change);
+    if (diff.local_comparison) note += ", local comparison";
+    if (!diff.conflict.empty()) note += ", conflict";
+    std::string source = source_of(diff);
+    out += fmt::format("| {} | `{}` | {} | {} |\n", marker(diff.change), identity(diff),
+                       source.empty() ? "" : "`" + source + "`", note);
+  }
+  return out + "\n";
+}
+
+std::string markdown_object(const diff::ObjectDiff& diff) {
+  std::string out = fmt::format("<details><summary><code>{}</code></summary>\n\n", escape_markdown(diff_header(diff)));
+  if (std::string source = source_of(diff); !source.empty()) out += fmt::format("From `{}`.\n\n", source);
+  if (!diff.conflict.empty()) out += fmt::format("Conflict: {}\n\n", escape_markdown(diff.conflict));
+  if (diff.change == Change::failed) return out + fmt::format("Error: {}\n\n</details>\n\n", escape_markdown(diff.error));
+  std::string body = diff::render_unified(diff);
+  std::string fence = fence_for(body);
+  return out + fence + "diff\n" + body + fence + "\n\n</details>\n\n";
 }
 
 }  // namespace
@@ -60,10 +128,12 @@ std::string diff_header(const diff::ObjectDiff& diff) {
                      diff.conflict.empty() ? "" : " (conflict: reconcile needs --force-conflicts)");
 }
 
-std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const Palette& palette) {
+std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const TextOptions& options) {
+  const Palette& palette = options.palette;
   std::string out;
   for (const auto& diff : diffs) {
     if (diff.change == Change::unchanged) continue;
+    if (options.quiet && diff.change != Change::failed) continue;
     out += palette.bold(diff_header(diff)) + "\n";
     if (!diff.conflict.empty()) out += palette.yellow("  " + diff.conflict) + "\n";
     if (diff.change == Change::failed) {
@@ -73,6 +143,7 @@ std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const P
     for (const auto& line : diff::split_lines(diff::render_unified(diff))) out += colour_line(line, palette) + "\n";
   }
   out += summary_line(summarize(diffs)) + "\n";
+  if (!options.quiet && any_local(diffs)) out += palette.dim(k_local_note) + "\n";
   return out;
 }
 
@@ -81,21 +152,15 @@ std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, con
   std::string out = "### opctl diff\n\n";
   if (!revision.commit.empty())
     out += fmt::format("Source: `{}`{}\n\n", revision.annotation(),
-                       revision.subject.empty() ? "" : " — " + revision.subject);
+                       revision.subject.empty() ? "" : " — " + escape_markdown(revision.subject));
   out += "| added | changed | pruned | unchanged | failed |\n|---:|---:|---:|---:|---:|\n";
   out += fmt::format("| {} | {} | {} | {} | {} |\n\n", summary.added, summary.changed, summary.pruned,
                      summary.unchanged, summary.failed);
-  if (!summary.has_differences() && summary.failed == 0) out += "No differences: the cluster is in sync.\n";
-  for (const auto& diff : diffs) {
-    if (diff.change == Change::unchanged) continue;
-    out += fmt::format("<details><summary><code>{}</code></summary>\n\n", diff_header(diff));
-    if (!diff.location.file.empty()) out += fmt::format("From `{}:{}`.\n\n", diff.location.file, diff.location.line);
-    if (diff.change == Change::failed) {
-      out += fmt::format("Error: {}\n\n</details>\n\n", diff.error);
-      continue;
-    }
-    out += "```diff\n" + diff::render_unified(diff) + "```\n\n</details>\n\n";
-  }
+  if (!summary.has_differences() && summary.failed == 0) return out + "No differences: the cluster is in sync.\n";
+  out += markdown_object_table(diffs);
+  for (const auto& diff : diffs)
+    if (diff.change != Change::unchanged) out += markdown_object(diff);
+  if (any_local(diffs)) out += fmt::format("_{}_\n", k_local_note);
   return out;
 }
 
@@ -113,7 +178,7 @@ Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::
                   {"changedPaths", diff.changed_paths}};
     Json before = diff.before.is_null() ? Json::object() : diff.before;
     Json after = diff.after.is_null() ? Json::object() : diff.after;
-    entry["patch"] = Json::diff(before, after);
+    entry["patch"] = diff.change == Change::failed ? Json::array() : Json::diff(before, after);
     if (diff.change == Change::failed) entry["error"] = diff.error;
     if (!diff.conflict.empty()) entry["conflict"] = diff.conflict;
     objects.push_back(std::move(entry));

@@ -22,8 +22,17 @@ DiffSummary summarize(const std::vector<diff::ObjectDiff>& diffs);
 // "~ apps/v1 Deployment shop/web"
 std::string diff_header(const diff::ObjectDiff& diff);
 
-std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const Palette& palette);
+struct TextOptions {
+  Palette palette;     // colours on a terminal only
+  bool quiet = false;  // only failed objects and the summary
+};
+
+// Per changed object its header and unified YAML diff, then the summary line.
+std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const TextOptions& options);
+// The summary table, a table of the objects that differ and one collapsible
+// diff per object: a pull-request comment or CI job summary.
 std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision);
+// The DiffReport documented in opctl-diff(1); --report writes the same.
 model::Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision);
 
 }  // namespace opctl::cli

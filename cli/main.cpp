@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
   cli::register_diff(app, action);
   cli::register_validate(app, action);
   cli::register_status(app, action);
+  cli::register_crds(app, action);
+  cli::register_backup(app, action);
   cli::register_completion(app, action);
   try {
     app.parse(argc, argv);

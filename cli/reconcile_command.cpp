@@ -9,6 +9,7 @@
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "custom_kinds.hpp"
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "pass_render.hpp"
@@ -61,6 +62,7 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   pass.wait = options.wait;
   for (const auto& rule : config.health)
     if (rule.skip) pass.skip_health.emplace_back(rule.group, rule.kind);
+  pass.ignore_rules = ignore_rules_of(config);
   pass.applyset = {"opctl-" + config.name, config.namespace_name};
   pass.tooling = std::string("opctl/v") + k_version;
   pass.revision = desired.revision.annotation();
@@ -82,6 +84,9 @@ int run_reconcile(ReconcileOptions& options) {
   const CommonOptions& common = options.common;
   // Everything is loaded and validated before the first request that could change the cluster.
   DesiredSet desired = load_desired_set(options.common);
+  CustomKinds custom_kinds(common, desired.objects, [&](const std::string& line) {
+    if (!common.quiet) std::cerr << "warning: " << line << "\n";
+  });
   apply::PassOptions pass = pass_options(options, desired);
 
   std::unique_ptr<apply::LeaseLock> lease;
@@ -112,6 +117,8 @@ int run_reconcile(ReconcileOptions& options) {
     progress.show(fmt::format("wave {}: waiting for {} objects: {} ({})", wave, unhealthy.size(),
                               unhealthy.front().first.to_string(), unhealthy.front().second.message));
   };
+
+  custom_kinds.plug_into(pass, *desired.connection.client, [&](const std::string& line) { progress.show(line); });
 
   auto report = apply::run_apply_pass(*desired.connection.client, std::move(desired.objects), pass);
   progress.clear();

@@ -14,6 +14,7 @@
 #include "apply/live_state.hpp"
 #include "apply/namespace_contents.hpp"
 #include "diff/field_ownership.hpp"
+#include "diff/ignore_rules.hpp"
 #include "model/error.hpp"
 #include "plan/apply_order.hpp"
 #include "plan/prune_set.hpp"
@@ -82,6 +83,7 @@ class PassRunner {
       apply_waves(groups);
       bool pruned = false;
       if (report_.result == PassResult::succeeded && options_.prune) pruned = prune();
+      if (report_.result == PassResult::succeeded && options_.run_custom_kinds) options_.run_custom_kinds(report_);
       auto inventory = pruned ? current_.merged_with(kept_) : previous_.merged_with(current_);
       store_.write(inventory, last_run_record());
     }
@@ -96,6 +98,9 @@ class PassRunner {
       Object& object = objects_[index];
       const Json* current = live_.find(object.key());
       carry_source_annotation(object, current);
+      if (current != nullptr)
+        diff::keep_live_values_of_ignored_fields(object.body(), *current, object.key(), options_.ignore_rules,
+                                                 options_.apply.field_manager);
       if (current == nullptr) {
         record(index, Action::planned_create, "");
       } else if (diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) {
@@ -154,6 +159,9 @@ class PassRunner {
       Object& object = objects_[index];
       const Json* current = live_.find(object.key());
       carry_source_annotation(object, current);
+      if (current != nullptr)
+        diff::keep_live_values_of_ignored_fields(object.body(), *current, object.key(), options_.ignore_rules,
+                                                 options_.apply.field_manager);
       if (current != nullptr && diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) {
         applied_[index] = *current;
         record(index, Action::unchanged, "");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apply/health_rules.hpp"
+#include "diff/ignore_rules.hpp"
 #include "kube/api_client.hpp"
 #include "model/object.hpp"
 #include "plan/applyset.hpp"
@@ -75,10 +76,17 @@ struct PassOptions {
   std::chrono::seconds timeout{300};
   std::chrono::seconds crd_established_timeout{60};
   std::vector<std::pair<std::string, std::string>> skip_health;  // (group, kind)
+  // opctl.yaml's ignoreDifferences: on existing objects these fields keep
+  // their live values, so a pass never fights the actor that owns them.
+  std::vector<diff::IgnoreRule> ignore_rules;
   plan::ApplySetParent applyset;
   std::string tooling;   // applyset.kubernetes.io/tooling, "opctl/<version>"
   std::string revision;  // recorded as the last run
   PassEvents events;
+  // Runs after the waves and prune of a pass that applied everything (never
+  // in a dry run), before the last run is recorded: the custom-kind
+  // reconcilers, plugged in by the CLI so apply does not depend on kinds.
+  std::function<void(PassReport&)> run_custom_kinds;
 };
 
 // Resolves each object's resource and fills in the default namespace for

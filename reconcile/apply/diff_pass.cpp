@@ -2,7 +2,6 @@
 
 #include "diff/field_ownership.hpp"
 #include "diff/local_apply.hpp"
-#include "diff/normalize.hpp"
 
 namespace opctl::apply {
 
@@ -16,84 +15,129 @@ void carry_source_annotation(Object& desired, const Json* live) {
     desired.set_annotation(diff::k_source_annotation, live->at(pointer).get<std::string>());
 }
 
-DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired, const LiveState& live,
-                                 const DiffPassOptions& options) {
-  DiffPassResult result;
-  result.diffs.resize(desired.size());
-  std::vector<std::size_t> asked;
-  std::vector<kube::HttpRequest> requests;
-  std::vector<Object> compared(desired);
-  kube::ApplyOptions dry_run{options.field_manager, false, true};
-  for (std::size_t i = 0; i < desired.size(); ++i) {
-    const Object& object = desired[i];
-    const Json* current = live.find(object.key());
-    carry_source_annotation(compared[i], current);
-    bool ignored = object.annotation(k_diff_ignore_annotation) == "ignore";
-    if (current != nullptr && (ignored || diff::apply_is_noop(compared[i].body(), *current, options.field_manager))) {
-      result.diffs[i] = diff::compare_objects(object.key(), object.api_version(), object.location(), *current,
-                                              *current, options.compare);
-      ++result.fast_path;
-      continue;
-    }
-    auto info = client.mapper().find(object.gvk());
-    if (!info) {
-      // Its CRD is in the same set and not created yet: show the object as written.
-      result.diffs[i] = diff::compare_objects(object.key(), object.api_version(), object.location(), Json(),
-                                              object.body(), options.compare);
-      result.diffs[i].local_comparison = true;
-      continue;
-    }
-    asked.push_back(i);
-    requests.push_back(client.apply_request(*info, compared[i], dry_run));
+namespace {
+
+class DiffPass {
+ public:
+  DiffPass(kube::ApiClient& client, const std::vector<Object>& desired, const LiveState& live,
+           const DiffPassOptions& options)
+      : client_(client), compared_(desired), live_(live), options_(options) {
+    result_.diffs.resize(desired.size());
   }
-  auto responses = client.execute(requests);
-  result.dry_runs = requests.size();
+
+  DiffPassResult run() {
+    for (std::size_t i = 0; i < compared_.size(); ++i) decide_from_live(i);
+    std::vector<kube::ApiResult> responses = dry_run(false);
+    std::vector<std::string> conflicts = retry_conflicts(responses);
+    for (std::size_t n = 0; n < asked_.size(); ++n) compare_with(asked_[n], responses[n], conflicts[n]);
+    return std::move(result_);
+  }
+
+ private:
+  diff::ObjectDiff compare(std::size_t i, const Json& before, const Json& after) const {
+    const Object& object = compared_[i];
+    return diff::compare_objects(object.key(), object.api_version(), object.location(), before, after,
+                                 options_.compare);
+  }
+
+  // The comparison itself failed: shown with the error, live as it is.
+  void fail(std::size_t i, const Json& live, const std::string& error) {
+    result_.diffs[i] = compare(i, live, live);
+    result_.diffs[i].change = diff::Change::failed;
+    result_.diffs[i].changed_paths.clear();
+    result_.diffs[i].error = error;
+  }
+
+  // Step 1: objects the live state decides (no-op applies, ignored objects,
+  // kinds not served yet); the rest are queued for a dry run.
+  void decide_from_live(std::size_t i) {
+    Object& object = compared_[i];
+    if (auto unreadable = live_.unreadable.find(object.key()); unreadable != live_.unreadable.end()) {
+      fail(i, Json(), "cannot read the live object: " + unreadable->second);
+      return;
+    }
+    const Json* current = live_.find(object.key());
+    carry_source_annotation(object, current);
+    bool ignored = object.annotation(k_diff_ignore_annotation) == k_diff_ignore_value;
+    if (current != nullptr && (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
+      result_.diffs[i] = compare(i, *current, *current);
+      ++result_.fast_path;
+      return;
+    }
+    if (!client_.mapper().find(object.gvk())) {
+      // Its CRD is in the same set and not created yet: show the object as written.
+      result_.diffs[i] = compare(i, Json(), object.body());
+      result_.diffs[i].local_comparison = true;
+      return;
+    }
+    asked_.push_back(i);
+  }
+
+  // Step 2: a server-side apply dry run of every queued object.
+  std::vector<kube::ApiResult> dry_run(bool force) {
+    kube::ApplyOptions apply{options_.field_manager, force, true};
+    std::vector<kube::HttpRequest> requests;
+    for (auto i : asked_) requests.push_back(client_.apply_request(*client_.mapper().find(compared_[i].gvk()),
+                                                                   compared_[i], apply));
+    result_.dry_runs += requests.size();
+    return client_.execute(requests);
+  }
+
   // Drift by another field manager makes the dry run conflict. Ask again with
   // force, which shows what taking the fields back would do, and say so.
-  std::vector<std::size_t> conflicted;
-  std::vector<kube::HttpRequest> forced;
-  kube::ApplyOptions forced_dry_run{options.field_manager, true, true};
-  for (std::size_t n = 0; n < asked.size(); ++n) {
-    if (responses[n].status.reason != kube::ApiReason::conflict) continue;
-    conflicted.push_back(n);
-    forced.push_back(client.apply_request(*client.mapper().find(compared[asked[n]].gvk()), compared[asked[n]],
-                                          forced_dry_run));
-  }
-  std::vector<std::string> conflicts(asked.size());
-  auto forced_responses = client.execute(forced);
-  result.dry_runs += forced.size();
-  for (std::size_t c = 0; c < conflicted.size(); ++c) {
-    conflicts[conflicted[c]] = responses[conflicted[c]].status.message;
-    responses[conflicted[c]] = std::move(forced_responses[c]);
-  }
-  for (std::size_t n = 0; n < asked.size(); ++n) {
-    std::size_t i = asked[n];
-    const Object& object = compared[i];
-    const Json* current = live.find(object.key());
-    Json before = current ? *current : Json();
-    const auto& response = responses[n];
-    bool local = false;
-    Json after;
-    if (response.ok()) {
-      after = response.object;
-    } else if (response.status.reason == kube::ApiReason::forbidden ||
-               (current == nullptr && response.status.reason == kube::ApiReason::not_found)) {
-      // Read-only credentials, or a namespace this same set creates.
-      after = current ? diff::local_apply(*current, object.body(), options.field_manager) : object.body();
-      local = true;
-    } else {
-      result.diffs[i] = diff::compare_objects(object.key(), object.api_version(), object.location(), before, before,
-                                              options.compare);
-      result.diffs[i].change = diff::Change::failed;
-      result.diffs[i].error = response.status.describe();
-      continue;
+  std::vector<std::string> retry_conflicts(std::vector<kube::ApiResult>& responses) {
+    std::vector<std::string> conflicts(asked_.size());
+    std::vector<std::size_t> conflicted;
+    std::vector<kube::HttpRequest> forced;
+    kube::ApplyOptions forced_dry_run{options_.field_manager, true, true};
+    for (std::size_t n = 0; n < asked_.size(); ++n) {
+      if (responses[n].status.reason != kube::ApiReason::conflict) continue;
+      const Object& object = compared_[asked_[n]];
+      conflicted.push_back(n);
+      forced.push_back(client_.apply_request(*client_.mapper().find(object.gvk()), object, forced_dry_run));
     }
-    result.diffs[i] =
-        diff::compare_objects(object.key(), object.api_version(), object.location(), before, after, options.compare);
-    result.diffs[i].local_comparison = local;
-    result.diffs[i].conflict = conflicts[n];
+    auto forced_responses = client_.execute(forced);
+    result_.dry_runs += forced.size();
+    for (std::size_t c = 0; c < conflicted.size(); ++c) {
+      conflicts[conflicted[c]] = responses[conflicted[c]].status.message;
+      responses[conflicted[c]] = std::move(forced_responses[c]);
+    }
+    return conflicts;
   }
-  return result;
+
+  // Step 3: the would-be object from the dry run, or computed here where the
+  // dry run is Forbidden (read-only credentials) or the namespace is created
+  // by this same set.
+  void compare_with(std::size_t i, const kube::ApiResult& response, const std::string& conflict) {
+    const Object& object = compared_[i];
+    const Json* current = live_.find(object.key());
+    Json before = current ? *current : Json();
+    bool local = !response.ok() && (response.status.reason == kube::ApiReason::forbidden ||
+                                    (current == nullptr && response.status.reason == kube::ApiReason::not_found));
+    if (!response.ok() && !local) {
+      fail(i, before, response.status.describe());
+      return;
+    }
+    Json after = response.object;
+    if (local) after = current ? diff::local_apply(*current, object.body(), options_.field_manager) : object.body();
+    result_.diffs[i] = compare(i, before, after);
+    result_.diffs[i].local_comparison = local;
+    result_.diffs[i].conflict = conflict;
+  }
+
+  kube::ApiClient& client_;
+  std::vector<Object> compared_;  // the desired objects, with the source annotation live already has
+  const LiveState& live_;
+  const DiffPassOptions& options_;
+  std::vector<std::size_t> asked_;  // indices sent to the server's dry run
+  DiffPassResult result_;
+};
+
+}  // namespace
+
+DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired, const LiveState& live,
+                                 const DiffPassOptions& options) {
+  return DiffPass(client, desired, live, options).run();
 }
 
 }  // namespace opctl::apply

@@ -8,12 +8,16 @@
 #include <vector>
 
 #include "apply/live_state.hpp"
+#include "diff/normalize.hpp"
 #include "diff/object_diff.hpp"
 #include "kube/api_client.hpp"
 
 namespace opctl::apply {
 
-inline constexpr const char* k_diff_ignore_annotation = "opctl.io/diff";
+// `opctl.io/diff: ignore` on a desired object: never reported as changed
+// (an absent one is still shown as added: a pass would create it).
+inline constexpr const char* k_diff_ignore_annotation = diff::k_diff_annotation;
+inline constexpr const char* k_diff_ignore_value = "ignore";
 
 struct DiffPassOptions {
   std::string field_manager = kube::k_field_manager;

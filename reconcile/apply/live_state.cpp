@@ -15,23 +15,27 @@ void record(LiveState& state, const kube::ResourceInfo& info, Json object) {
 }
 
 void get_each(kube::ApiClient& client, const kube::ResourceInfo& info, const std::vector<const Object*>& objects,
-              LiveState& state) {
+              const LiveStateOptions& options, LiveState& state) {
   std::vector<kube::HttpRequest> requests;
   for (const auto* object : objects)
     requests.push_back(client.get_request(info, object->namespace_name(), object->name()));
   auto results = client.execute(requests);
   for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& status = results[i].status;
     if (results[i].ok()) {
       record(state, info, std::move(results[i].object));
-    } else if (results[i].status.reason != kube::ApiReason::not_found) {
-      throw kube::ApiError(results[i].status);
+    } else if (options.record_forbidden && status.reason == kube::ApiReason::forbidden) {
+      state.unreadable[objects[i]->key()] = status.describe();
+    } else if (status.reason != kube::ApiReason::not_found) {
+      throw kube::ApiError(status);
     }
   }
 }
 
 }  // namespace
 
-LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& desired) {
+LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& desired,
+                          const LiveStateOptions& options) {
   // (group, version, kind, namespace) -> the objects there
   std::map<std::pair<model::GroupVersionKind, std::string>, std::vector<const Object*>> wanted;
   for (const auto& object : desired) wanted[{object.gvk(), object.namespace_name()}].push_back(&object);
@@ -44,7 +48,7 @@ LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& de
       for (auto& item : client.list(*info, where.second)) record(state, *info, std::move(item));
     } catch (const kube::ApiError& error) {
       if (error.status().reason != kube::ApiReason::forbidden) throw;
-      get_each(client, *info, objects, state);
+      get_each(client, *info, objects, options, state);
     }
   }
   return state;

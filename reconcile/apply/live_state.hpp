@@ -12,16 +12,27 @@ namespace opctl::apply {
 
 struct LiveState {
   std::map<model::ObjectKey, model::Json> objects;
+  // Objects that could not be read at all (LIST and GET Forbidden), with the
+  // server's reason; only filled with LiveStateOptions::record_forbidden.
+  std::map<model::ObjectKey, std::string> unreadable;
+
   const model::Json* find(const model::ObjectKey& key) const {
     auto found = objects.find(key);
     return found == objects.end() ? nullptr : &found->second;
   }
 };
 
+struct LiveStateOptions {
+  // Record a Forbidden GET in `unreadable` instead of throwing, so that one
+  // kind the credentials may not read (Secrets, often) does not hide the rest.
+  bool record_forbidden = false;
+};
+
 // Lists every (resource, namespace) the desired objects live in. Kinds the
 // server does not serve yet (their CRD is in the set) are simply absent. When
 // a LIST is Forbidden, falls back to a GET per object. Throws ApiError on
 // other failures.
-LiveState read_live_state(kube::ApiClient& client, const std::vector<model::Object>& desired);
+LiveState read_live_state(kube::ApiClient& client, const std::vector<model::Object>& desired,
+                          const LiveStateOptions& options = {});
 
 }  // namespace opctl::apply

@@ -194,13 +194,29 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"kinds", reader.into_list<HookKind>(
                      config.kinds, [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
                        std::optional<std::chrono::seconds> timeout;
+                       std::optional<bool> finalize;
                        r.read_map(pointer, path,
                                   {{"apiVersion", r.into_string(kind.api_version)},
                                    {"kind", r.into_string(kind.kind)},
                                    {"command", r.into_strings(kind.command)},
                                    {"url", r.into_string(kind.url)},
-                                   {"timeout", r.into(timeout)}});
+                                   {"timeout", r.into(timeout)},
+                                   {"finalize", r.into(finalize)},
+                                   {"children", r.into_list<HookChildKind>(
+                                                    kind.children, [](FieldReader& c, HookChildKind& child,
+                                                                      const std::string& child_pointer,
+                                                                      const std::string& child_path) {
+                                                      c.read_map(child_pointer, child_path,
+                                                                 {{"apiVersion", c.into_string(child.api_version)},
+                                                                  {"kind", c.into_string(child.kind)}});
+                                                      if (child.api_version.empty() || child.kind.empty())
+                                                        c.problem(child_pointer, child_path,
+                                                                  "a child kind needs apiVersion and kind");
+                                                    })}});
                        if (timeout) kind.timeout = *timeout;
+                       if (finalize) kind.finalize = *finalize;
+                       if (!kind.url.empty() && !kind.url.starts_with("http://") && !kind.url.starts_with("https://"))
+                         r.problem(pointer + "/url", path + ".url", "must be an http:// or https:// URL");
                        if (kind.api_version.empty() || kind.kind.empty())
                          r.problem(pointer, path, "a hook kind needs apiVersion and kind");
                        if (kind.command.empty() == kind.url.empty())

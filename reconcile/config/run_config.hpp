@@ -28,6 +28,12 @@ struct HealthOverride {
   bool skip = false;  // never wait for this kind
 };
 
+// A kind of child a hook kind creates (listed by the owner-uid label each pass).
+struct HookChildKind {
+  std::string api_version;
+  std::string kind;
+};
+
 // A custom kind served by a hook command (Metacontroller's composite contract).
 struct HookKind {
   std::string api_version;
@@ -35,6 +41,8 @@ struct HookKind {
   std::vector<std::string> command;
   std::string url;
   std::chrono::seconds timeout{30};
+  std::vector<HookChildKind> children;
+  bool finalize = false;  // add a finalizer and call the hook with finalizing: true until it says finalized
 };
 
 struct GitSettings {

@@ -5,7 +5,8 @@
 // the fields opctl's manager owns (managedFields, FieldsV1) are exactly the
 // fields of the desired object. The FieldsV1 tree also says how each list is
 // merged (k: keys for associative lists, v: for sets, a leaf for atomic
-// lists), so no schema is needed. Whenever the answer is not certain it
+// lists), so no schema is needed; keyed and set lists must also keep their
+// order, since an apply reorders them. Whenever the answer is not certain it
 // returns false and the caller asks the server (a dry run).
 #pragma once
 
@@ -18,6 +19,10 @@ namespace opctl::diff {
 
 // The FieldsV1 tree of `manager`'s Apply entry in live's managedFields.
 std::optional<model::Json> applied_fields(const model::Json& live, const std::string& manager);
+
+// The value the server gives a list-map key field of a built-in kind when an
+// element leaves it out ("protocol" -> "TCP"), if there is one.
+std::optional<std::string> known_key_default(const std::string& field);
 
 // True only when applying `desired` with `manager` is certain to be a no-op.
 bool apply_is_noop(const model::Json& desired, const model::Json& live, const std::string& manager);

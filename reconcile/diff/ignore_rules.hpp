@@ -22,4 +22,14 @@ struct IgnoreRule {
 // Removes every field a matching rule names (missing fields are fine).
 void remove_ignored_fields(model::Json& object, const model::ObjectKey& key, const std::vector<IgnoreRule>& rules);
 
+// For an object that exists, so that a server-side apply neither changes nor
+// removes a field another actor owns (an autoscaler's replicas, a webhook's
+// caBundle): each field a matching rule names is left out of `desired` when
+// `manager` does not own it live (its owner keeps it), and otherwise takes
+// its live value (leaving it out would make the server delete it). Argo CD
+// calls this RespectIgnoreDifferences; opctl always does it, since a field
+// left out of the diff that a pass still overwrites is drift nobody sees.
+void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json& live, const model::ObjectKey& key,
+                                        const std::vector<IgnoreRule>& rules, const std::string& manager);
+
 }  // namespace opctl::diff

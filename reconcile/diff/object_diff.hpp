@@ -23,7 +23,7 @@ struct ObjectDiff {
   bool local_comparison = false;  // the server's dry run was not allowed; compared here
   model::Json before;             // normalised, masked; null when added
   model::Json after;              // normalised, masked; null when pruned
-  std::vector<std::string> changed_paths;  // JSON pointers, sorted
+  std::vector<std::string> changed_paths;  // JSON pointers, sorted (see changed_paths())
   std::string error;                       // when the comparison itself failed
   std::string conflict;  // another field manager owns fields this apply would change (needs --force-conflicts)
 };
@@ -31,6 +31,13 @@ struct ObjectDiff {
 struct CompareOptions {
   std::vector<IgnoreRule> ignore_rules;
 };
+
+// The JSON pointers (RFC 6901) at which `before` and `after` differ, sorted:
+// the deepest field that changed, was added or was removed. Lists are matched
+// by their longest common run of equal elements, so a removed list element is
+// named by its index in `before`, an added or changed one by its index in
+// `after`.
+std::vector<std::string> changed_paths(const model::Json& before, const model::Json& after);
 
 // Compares live (null when absent) with what it would become (null when it
 // would be deleted), after normalising, ignoring and masking both.

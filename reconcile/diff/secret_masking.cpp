@@ -1,11 +1,14 @@
 #include "diff/secret_masking.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace opctl::diff {
 namespace {
 
 using model::Json;
+
+constexpr std::string_view k_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 void mask_field(Json& before, Json& after, const char* field) {
   Json* before_map = before.is_object() && before.contains(field) && before[field].is_object() ? &before[field] : nullptr;
@@ -27,6 +30,32 @@ void mask_field(Json& before, Json& after, const char* field) {
 
 bool is_secret(const Json& object) {
   return object.is_object() && object.value("kind", "") == "Secret" && object.value("apiVersion", "") == "v1";
+}
+
+Json fold_string_data(Json object) {
+  if (!is_secret(object) || !object.contains("stringData")) return object;
+  Json string_data = std::move(object["stringData"]);
+  object.erase("stringData");
+  if (!string_data.is_object()) return object;
+  if (!object.contains("data") || !object["data"].is_object()) object["data"] = Json::object();
+  for (const auto& [key, value] : string_data.items())
+    object["data"][key] = base64_encode(value.is_string() ? value.get<std::string>() : value.dump());
+  return object;
+}
+
+// Kept here rather than shared with kube/ so that diff/ stays a pure library
+// depending on model/ only.
+std::string base64_encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    std::size_t rest = std::min<std::size_t>(3, bytes.size() - i);
+    unsigned value = 0;
+    for (std::size_t j = 0; j < 3; ++j)
+      value = (value << 8) | (j < rest ? static_cast<unsigned char>(bytes[i + j]) : 0U);
+    for (std::size_t j = 0; j < 4; ++j) out += j <= rest ? k_alphabet[(value >> (18 - 6 * j)) & 0x3F] : '=';
+  }
+  return out;
 }
 
 void mask_secret_pair(Json& before, Json& after) {

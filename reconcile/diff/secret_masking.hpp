@@ -2,6 +2,9 @@
 // "*** (before)" / "*** (after)" where it changed, as kubectl diff does.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "model/object.hpp"
 
 namespace opctl::diff {
@@ -16,5 +19,12 @@ void mask_secret_pair(model::Json& before, model::Json& after);
 
 // True when the object is a core/v1 Secret.
 bool is_secret(const model::Json& object);
+
+// What the server stores for a Secret: stringData encoded into data (where it
+// wins over data), and no stringData. Other objects are returned as they are.
+model::Json fold_string_data(model::Json object);
+
+// Standard base64 with padding, as Secret data holds it.
+std::string base64_encode(std::string_view bytes);
 
 }  // namespace opctl::diff

@@ -3,6 +3,29 @@
 #include <fmt/format.h>
 
 namespace opctl::kube {
+namespace {
+
+// "?a=1" or "&a=1", depending on whether the path has a query yet.
+void add_query(std::string& path, const std::string& parameter) {
+  path += (path.find('?') == std::string::npos ? "?" : "&") + parameter;
+}
+
+// Puts "/status" between the object path and its query.
+std::string status_path(const std::string& path) {
+  auto query = path.find('?');
+  if (query == std::string::npos) return path + "/status";
+  return path.substr(0, query) + "/status" + path.substr(query);
+}
+
+// A list page's continue token has expired (410): the list starts over.
+bool continue_expired(const ApiResult& result, const std::string& continue_token) {
+  return !continue_token.empty() && result.status.code == 410;
+}
+
+// Tries to restart an expired list before giving up.
+constexpr int k_list_restarts = 3;
+
+}  // namespace
 
 HttpRequest ApiClient::get_request(const ResourceInfo& info, const std::string& namespace_name,
                                    const std::string& name) const {
@@ -27,12 +50,36 @@ HttpRequest ApiClient::apply_request(const ResourceInfo& info, const model::Obje
 HttpRequest ApiClient::apply_status_request(const ResourceInfo& info, const model::Object& object,
                                             const ApplyOptions& options) const {
   HttpRequest request = apply_request(info, object, options);
-  auto query = request.path.find('?');
-  request.path = request.path.substr(0, query) + "/status" + request.path.substr(query);
+  request.path = status_path(request.path);
   return request;
 }
 
-HttpRequest ApiClient::create_request(const ResourceInfo& info, const model::Object& object, bool dry_run) const {
+HttpRequest ApiClient::patch_request(const ResourceInfo& info, const std::string& namespace_name,
+                                     const std::string& name, const model::Json& patch,
+                                     const PatchOptions& options) const {
+  HttpRequest request;
+  request.method = "PATCH";
+  request.path = object_path(info, namespace_name, name);
+  if (!options.field_manager.empty())
+    add_query(request.path, "fieldManager=" + url_escape(options.field_manager));
+  if (options.dry_run) add_query(request.path, "dryRun=All");
+  request.content_type = "application/merge-patch+json";
+  request.body = patch.dump();
+  // A merge patch that sets values lands the same way twice; one that
+  // appends to a list would not, but opctl sends none of those.
+  return request;
+}
+
+HttpRequest ApiClient::patch_status_request(const ResourceInfo& info, const std::string& namespace_name,
+                                            const std::string& name, const model::Json& patch,
+                                            const PatchOptions& options) const {
+  HttpRequest request = patch_request(info, namespace_name, name, patch, options);
+  request.path = status_path(request.path);
+  return request;
+}
+
+HttpRequest ApiClient::create_request(const ResourceInfo& info, const model::Object& object,
+                                      bool dry_run) const {
   HttpRequest request;
   request.method = "POST";
   request.path = collection_path(info, object.namespace_name()) + (dry_run ? "?dryRun=All" : "");
@@ -47,9 +94,12 @@ HttpRequest ApiClient::delete_request(const ResourceInfo& info, const std::strin
   HttpRequest request;
   request.method = "DELETE";
   request.path = object_path(info, namespace_name, name) + (options.dry_run ? "?dryRun=All" : "");
-  model::Json body = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"},
-                      {"propagationPolicy", options.propagation_policy}};
-  if (!options.precondition_uid.empty()) body["preconditions"] = {{"uid", options.precondition_uid}};
+  model::Json body = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}};
+  if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
+  if (options.dry_run) body["dryRun"] = {"All"};
+  if (!options.precondition_uid.empty()) body["preconditions"]["uid"] = options.precondition_uid;
+  if (!options.precondition_resource_version.empty())
+    body["preconditions"]["resourceVersion"] = options.precondition_resource_version;
   request.body = body.dump();
   request.content_type = "application/json";
   return request;
@@ -67,26 +117,46 @@ std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& reques
 
 std::vector<model::Json> ApiClient::list(const ResourceInfo& info, const std::string& namespace_name,
                                          const ListOptions& options) {
-  std::vector<model::Json> items;
+  return list_with_version(info, namespace_name, options).items;
+}
+
+ListResult ApiClient::list_with_version(const ResourceInfo& info, const std::string& namespace_name,
+                                        const ListOptions& options) {
+  ListResult list;
   std::string continue_token;
-  do {
+  int restarts = 0;
+  while (true) {
     HttpRequest request;
-    request.path = collection_path(info, namespace_name) + fmt::format("?limit={}", options.page_size);
-    if (!options.label_selector.empty()) request.path += "&labelSelector=" + url_escape(options.label_selector);
-    if (!options.field_selector.empty()) request.path += "&fieldSelector=" + url_escape(options.field_selector);
-    if (!continue_token.empty()) request.path += "&continue=" + url_escape(continue_token);
+    request.path = collection_path(info, namespace_name);
+    if (options.page_size > 0) add_query(request.path, fmt::format("limit={}", options.page_size));
+    if (!options.label_selector.empty())
+      add_query(request.path, "labelSelector=" + url_escape(options.label_selector));
+    if (!options.field_selector.empty())
+      add_query(request.path, "fieldSelector=" + url_escape(options.field_selector));
+    if (!continue_token.empty()) add_query(request.path, "continue=" + url_escape(continue_token));
     ApiResult result = execute(request);
+    if (continue_expired(result, continue_token) && ++restarts <= k_list_restarts) {
+      list = {};
+      continue_token.clear();
+      continue;
+    }
     if (!result.ok()) throw ApiError(result.status);
-    std::string item_kind = info.gvk.kind;
-    for (auto& item : result.object.value("items", model::Json::array())) {
+    if (!result.object.is_object())
+      throw ApiError(
+          {200, ApiReason::other, "GET " + request.path + ": the response is not a JSON list", {}});
+    model::Json& items = result.object["items"];  // null when absent: no items
+    for (auto& item : items) {
       // List items carry no apiVersion/kind; put them back so they read as objects.
       item["apiVersion"] = info.gvk.api_version();
-      item["kind"] = item_kind;
-      items.push_back(std::move(item));
+      item["kind"] = info.gvk.kind;
+      list.items.push_back(std::move(item));
     }
-    continue_token = result.object.contains("metadata") ? result.object["metadata"].value("continue", "") : "";
-  } while (!continue_token.empty());
-  return items;
+    model::Json metadata = result.object.value("metadata", model::Json::object());
+    if (list.resource_version.empty()) list.resource_version = metadata.value("resourceVersion", "");
+    continue_token = metadata.value("continue", "");
+    if (continue_token.empty()) break;
+  }
+  return list;
 }
 
 }  // namespace opctl::kube

@@ -8,6 +8,7 @@
 #include "kube/api_error.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rest_mapper.hpp"
+#include "kube/watch_stream.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kube {
@@ -20,16 +21,27 @@ struct ApplyOptions {
   bool dry_run = false;
 };
 
+struct PatchOptions {
+  std::string field_manager = k_field_manager;
+  bool dry_run = false;
+};
+
 struct DeleteOptions {
   std::string propagation_policy = "Background";  // Background, Foreground, Orphan
-  std::string precondition_uid;
+  std::string precondition_uid;                   // delete only this incarnation (409 Conflict otherwise)
   bool dry_run = false;
+  std::string precondition_resource_version;  // delete only this version (409 Conflict otherwise)
 };
 
 struct ListOptions {
   std::string label_selector;
   std::string field_selector;
-  int page_size = 500;
+  int page_size = 500;  // <= 0: one request without a limit
+};
+
+struct ListResult {
+  std::vector<model::Json> items;  // with apiVersion and kind set
+  std::string resource_version;    // of the list: where a watch starts
 };
 
 struct ApiResult {
@@ -44,14 +56,23 @@ class ApiClient {
 
   RestMapper& mapper() { return mapper_; }
 
-  HttpRequest get_request(const ResourceInfo& info, const std::string& namespace_name, const std::string& name) const;
-  HttpRequest apply_request(const ResourceInfo& info, const model::Object& object, const ApplyOptions& options) const;
+  HttpRequest get_request(const ResourceInfo& info, const std::string& namespace_name,
+                          const std::string& name) const;
+  HttpRequest apply_request(const ResourceInfo& info, const model::Object& object,
+                            const ApplyOptions& options) const;
   HttpRequest create_request(const ResourceInfo& info, const model::Object& object, bool dry_run) const;
-  HttpRequest delete_request(const ResourceInfo& info, const std::string& namespace_name, const std::string& name,
-                             const DeleteOptions& options) const;
+  HttpRequest delete_request(const ResourceInfo& info, const std::string& namespace_name,
+                             const std::string& name, const DeleteOptions& options) const;
   // Server-side apply of the status subresource (custom kinds write status this way).
   HttpRequest apply_status_request(const ResourceInfo& info, const model::Object& object,
                                    const ApplyOptions& options) const;
+  // JSON merge patch (RFC 7386) of an object, and of its status subresource.
+  HttpRequest patch_request(const ResourceInfo& info, const std::string& namespace_name,
+                            const std::string& name, const model::Json& patch,
+                            const PatchOptions& options = {}) const;
+  HttpRequest patch_status_request(const ResourceInfo& info, const std::string& namespace_name,
+                                   const std::string& name, const model::Json& patch,
+                                   const PatchOptions& options = {}) const;
 
   // Sends the requests concurrently and decodes each response.
   std::vector<ApiResult> execute(const std::vector<HttpRequest>& requests);
@@ -61,6 +82,16 @@ class ApiClient {
   // `continue` tokens. Throws ApiError on failure.
   std::vector<model::Json> list(const ResourceInfo& info, const std::string& namespace_name,
                                 const ListOptions& options = {});
+  // The same, with the list's resourceVersion (to start a watch from).
+  ListResult list_with_version(const ResourceInfo& info, const std::string& namespace_name,
+                               const ListOptions& options = {});
+
+  // Streams changes to the handler until it says stop or options.timeout
+  // runs out; see watch_stream.hpp. Blocks the calling thread, which is the
+  // only one using the transport meanwhile (the handler may use another
+  // client). Throws ApiError on errors it cannot resume from.
+  WatchResult watch(const ResourceInfo& info, const std::string& namespace_name, const WatchOptions& options,
+                    const WatchHandler& handler);
 
  private:
   HttpTransport& transport_;

@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/retry_policy.hpp"
+
 namespace opctl::kube {
 namespace {
 
+// clang-format off
 ApiReason reason_from_code(long code) {
   switch (code) {
     case 400: return ApiReason::bad_request;
@@ -14,6 +17,7 @@ ApiReason reason_from_code(long code) {
     case 403: return ApiReason::forbidden;
     case 404: return ApiReason::not_found;
     case 409: return ApiReason::conflict;
+    case 410: return ApiReason::gone;
     case 422: return ApiReason::invalid;
     case 429: return ApiReason::too_many_requests;
     case 500: return ApiReason::internal;
@@ -22,11 +26,13 @@ ApiReason reason_from_code(long code) {
     default: return ApiReason::other;
   }
 }
+// clang-format on
 
 ApiReason reason_from_status(const std::string& reason, long code) {
   if (reason == "NotFound") return ApiReason::not_found;
   if (reason == "AlreadyExists") return ApiReason::already_exists;
   if (reason == "Conflict") return ApiReason::conflict;
+  if (reason == "Expired" || reason == "Gone") return ApiReason::gone;
   if (reason == "Forbidden") return ApiReason::forbidden;
   if (reason == "Unauthorized") return ApiReason::unauthorized;
   if (reason == "Invalid") return ApiReason::invalid;
@@ -52,6 +58,8 @@ ApiStatus decode_status(const HttpResponse& response, const std::string& what) {
   if (response.status == 0) {
     status.reason = ApiReason::unreachable;
     status.message = fmt::format("{}: cannot reach the API server: {}", what, response.transport_error);
+    if (response.attempts > 1)
+      status.message += fmt::format(" (gave up after {} attempts)", response.attempts);
     return status;
   }
   if (response.status >= 200 && response.status < 300) return status;
@@ -71,8 +79,11 @@ ApiStatus decode_status(const HttpResponse& response, const std::string& what) {
     status.message = fmt::format("{}: HTTP {}{}", what, response.status, text.empty() ? "" : ": " + text);
   }
   if (status.reason == ApiReason::unauthorized)
-    status.message += " (the credentials in the kubeconfig were rejected)";
-  if (response.attempts > 1) status.message += fmt::format(" (after {} attempts)", response.attempts);
+    status.message += " (the server rejected the credentials: the kubeconfig user, token or service account)";
+  if (response.attempts > 1)
+    status.message +=
+        fmt::format(" ({} {} attempts)", is_retryable_status(response.status) ? "gave up after" : "after",
+                    response.attempts);
   return status;
 }
 

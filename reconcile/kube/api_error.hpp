@@ -15,6 +15,7 @@ enum class ApiReason {
   not_found,
   already_exists,
   conflict,
+  gone,  // 410: a resourceVersion or continue token too old to serve
   forbidden,
   unauthorized,
   invalid,

@@ -14,7 +14,9 @@ struct ExecPlugin {
   std::string command;
   std::vector<std::string> args;
   std::map<std::string, std::string> env;
-  std::string interactive_mode;  // Never, IfAvailable, Always
+  std::string interactive_mode;       // Never, IfAvailable, Always
+  bool provide_cluster_info = false;  // pass the cluster (server, CA, ...) in KUBERNETES_EXEC_INFO
+  std::string install_hint;           // shown when the command cannot be run
 };
 
 struct ClusterConfig {
@@ -35,14 +37,17 @@ struct ClusterConfig {
   std::string source;          // the kubeconfig path(s) or "in-cluster", for messages
 };
 
+inline constexpr const char* k_default_service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
 struct ConfigRequest {
-  std::string kubeconfig;  // --kubeconfig; empty: KUBECONFIG, then ~/.kube/config, then in-cluster
-  std::string context;     // --context; empty: current-context
-  std::string kubeconfig_env;      // the value of KUBECONFIG
-  std::string home;                // $HOME
-  std::string service_account_dir;  // where in-cluster token, ca.crt and namespace live
-  std::string service_host;        // KUBERNETES_SERVICE_HOST
-  std::string service_port;        // KUBERNETES_SERVICE_PORT
+  std::string kubeconfig;      // --kubeconfig; empty: KUBECONFIG, then ~/.kube/config, then in-cluster
+  std::string context;         // --context; empty: current-context
+  std::string kubeconfig_env;  // the value of KUBECONFIG
+  std::string home;            // $HOME
+  std::string
+      service_account_dir;   // where in-cluster token, ca.crt and namespace live (OPCTL_SERVICEACCOUNT_DIR)
+  std::string service_host;  // KUBERNETES_SERVICE_HOST
+  std::string service_port;  // KUBERNETES_SERVICE_PORT
 };
 
 // The request filled from the process environment.

@@ -1,22 +1,15 @@
 #include "kube/credentials.hpp"
 
 #include <fmt/format.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstring>
 #include <ctime>
 #include <fstream>
-#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <vector>
 
+#include "kube/base64.hpp"
+#include "kube/child_process.hpp"
 #include "model/error.hpp"
-
-extern char** environ;
 
 namespace opctl::kube {
 namespace {
@@ -26,97 +19,123 @@ std::string trim(std::string text) {
   return text;
 }
 
-std::chrono::system_clock::time_point parse_rfc3339(const std::string& text) {
-  std::tm parts{};
-  std::istringstream in(text);
-  in >> std::get_time(&parts, "%Y-%m-%dT%H:%M:%S");
-  if (in.fail()) return {};
-  return std::chrono::system_clock::from_time_t(timegm(&parts));
+int digits(const std::string& text, std::size_t at, std::size_t count) {
+  if (at + count > text.size()) return -1;
+  int value = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) return -1;
+    value = value * 10 + (text[i] - '0');
+  }
+  return value;
 }
 
-struct ProcessResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `argv` with extra environment variables, stdin closed, reading stdout and stderr.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw ClusterError("exec plugin: cannot create pipe");
-  pid_t pid = fork();
-  if (pid < 0) throw ClusterError("exec plugin: cannot fork");
-  if (pid == 0) {
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) dup2(null_fd, 0);
-    for (const auto& [name, value] : extra_env) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  ProcessResult result;
-  std::array<char, 4096> buffer;
-  // Read stdout fully, then stderr; plugins print little, so no deadlock risk in practice.
-  for (auto [fd, into] : {std::pair{out_pipe[0], &result.out}, std::pair{err_pipe[0], &result.err}}) {
-    ssize_t count;
-    while ((count = read(fd, buffer.data(), buffer.size())) > 0) into->append(buffer.data(), std::size_t(count));
-    close(fd);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+// Seconds east of UTC from "Z", "+hh:mm" or "-hh:mm" at `at`; nullopt when malformed.
+std::optional<long> zone_offset(const std::string& text, std::size_t at) {
+  if (at < text.size() && (text[at] == 'Z' || text[at] == 'z') && at + 1 == text.size()) return 0;
+  if (at + 6 != text.size() || (text[at] != '+' && text[at] != '-') || text[at + 3] != ':')
+    return std::nullopt;
+  int hours = digits(text, at + 1, 2), minutes = digits(text, at + 4, 2);
+  if (hours < 0 || minutes < 0) return std::nullopt;
+  long offset = hours * 3600L + minutes * 60L;
+  return text[at] == '-' ? -offset : offset;
 }
 
 }  // namespace
 
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text) {
+  std::tm parts{};
+  parts.tm_year = digits(text, 0, 4) - 1900;
+  parts.tm_mon = digits(text, 5, 2) - 1;
+  parts.tm_mday = digits(text, 8, 2);
+  parts.tm_hour = digits(text, 11, 2);
+  parts.tm_min = digits(text, 14, 2);
+  parts.tm_sec = digits(text, 17, 2);
+  if (text.size() < 20 || text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != 't') ||
+      text[13] != ':' || text[16] != ':' || parts.tm_year < 0 || parts.tm_mon < 0 || parts.tm_mday < 1 ||
+      parts.tm_hour < 0 || parts.tm_min < 0 || parts.tm_sec < 0)
+    return std::nullopt;
+  std::size_t at = 19;
+  if (text[at] == '.')
+    while (++at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) {
+    }
+  auto offset = zone_offset(text, at);
+  if (!offset) return std::nullopt;
+  return std::chrono::system_clock::from_time_t(timegm(&parts) - *offset);
+}
+
 Credential parse_exec_credential(const std::string& output, const std::string& command,
                                  std::chrono::system_clock::time_point& expiry, bool& has_expiry) {
-  nlohmann::json document;
-  try {
-    document = nlohmann::json::parse(output);
-  } catch (const nlohmann::json::exception&) {
-    throw ClusterError(fmt::format("exec plugin {} printed something that is not an ExecCredential JSON", command));
-  }
-  if (!document.is_object() || document.value("kind", "") != "ExecCredential" || !document.contains("status") ||
-      !document["status"].is_object())
+  nlohmann::json document = nlohmann::json::parse(output, nullptr, false);
+  if (document.is_discarded())
+    throw ClusterError(
+        fmt::format("exec plugin {} printed something that is not an ExecCredential JSON", command));
+  if (!document.is_object() || document.value("kind", "") != "ExecCredential" ||
+      !document.contains("status") || !document["status"].is_object())
     throw ClusterError(fmt::format("exec plugin {} printed no ExecCredential status", command));
   const auto& status = document["status"];
+  auto text = [&](const char* key) {
+    return status.contains(key) && status[key].is_string() ? status[key].get<std::string>() : "";
+  };
   Credential credential;
-  credential.bearer_token = status.value("token", "");
-  credential.client_cert_pem = status.value("clientCertificateData", "");
-  credential.client_key_pem = status.value("clientKeyData", "");
+  credential.bearer_token = text("token");
+  credential.client_cert_pem = text("clientCertificateData");
+  credential.client_key_pem = text("clientKeyData");
   if (credential.bearer_token.empty() && credential.client_cert_pem.empty())
-    throw ClusterError(fmt::format("exec plugin {} returned neither a token nor a client certificate", command));
-  std::string expiration = status.value("expirationTimestamp", "");
+    throw ClusterError(
+        fmt::format("exec plugin {} returned neither a token nor a client certificate", command));
+  if (credential.client_cert_pem.empty() != credential.client_key_pem.empty())
+    throw ClusterError(
+        fmt::format("exec plugin {} returned a client certificate without a key, or a key without "
+                    "a certificate",
+                    command));
+  std::string expiration = text("expirationTimestamp");
   has_expiry = !expiration.empty();
-  if (has_expiry) expiry = parse_rfc3339(expiration);
+  if (has_expiry) {
+    auto parsed = parse_rfc3339(expiration);
+    if (!parsed)
+      throw ClusterError(
+          fmt::format("exec plugin {} returned an expirationTimestamp that is not RFC 3339: \"{}\"", command,
+                      expiration));
+    expiry = *parsed;
+  }
   return credential;
+}
+
+std::string exec_info(const ClusterConfig& cluster) {
+  const ExecPlugin& plugin = *cluster.exec;
+  std::string api_version =
+      plugin.api_version.empty() ? "client.authentication.k8s.io/v1" : plugin.api_version;
+  nlohmann::json spec = {{"interactive", false}};
+  if (plugin.provide_cluster_info) {
+    nlohmann::json info = {{"server", cluster.server}};
+    if (!cluster.tls_server_name.empty()) info["tls-server-name"] = cluster.tls_server_name;
+    if (cluster.insecure_skip_tls_verify) info["insecure-skip-tls-verify"] = true;
+    if (!cluster.ca_pem.empty()) info["certificate-authority-data"] = base64_encode(cluster.ca_pem);
+    if (!cluster.proxy_url.empty()) info["proxy-url"] = cluster.proxy_url;
+    spec["cluster"] = info;
+  }
+  return nlohmann::json{{"apiVersion", api_version}, {"kind", "ExecCredential"}, {"spec", spec}}.dump();
 }
 
 Credential CredentialSource::run_exec_plugin() {
   const ExecPlugin& plugin = *cluster_.exec;
-  std::string api_version =
-      plugin.api_version.empty() ? "client.authentication.k8s.io/v1" : plugin.api_version;
-  nlohmann::json info = {{"apiVersion", api_version},
-                         {"kind", "ExecCredential"},
-                         {"spec", {{"interactive", false}}}};
+  if (plugin.interactive_mode == "Always")
+    throw ClusterError(
+        fmt::format("exec plugin {} needs an interactive terminal (interactiveMode: Always), and "
+                    "opctl never runs one interactively",
+                    plugin.command));
   auto env = plugin.env;
-  env["KUBERNETES_EXEC_INFO"] = info.dump();
+  env["KUBERNETES_EXEC_INFO"] = exec_info(cluster_);
   std::vector<std::string> argv{plugin.command};
   argv.insert(argv.end(), plugin.args.begin(), plugin.args.end());
+  ++exec_runs_;
   ProcessResult result = run_process(argv, env);
+  if (result.exit_code == 127 && !plugin.install_hint.empty())
+    throw ClusterError(
+        fmt::format("exec plugin {} could not be run: {}", plugin.command, trim(plugin.install_hint)));
   if (result.exit_code != 0)
-    throw ClusterError(fmt::format("exec plugin {} failed with exit code {}: {}", plugin.command, result.exit_code,
-                                   trim(result.err)));
+    throw ClusterError(fmt::format("exec plugin {} failed with exit code {}: {}", plugin.command,
+                                   result.exit_code, trim(result.err)));
   bool has_expiry = false;
   Credential credential = parse_exec_credential(result.out, plugin.command, exec_expiry_, has_expiry);
   if (!has_expiry) exec_expiry_ = std::chrono::system_clock::time_point::max();
@@ -136,8 +155,10 @@ Credential CredentialSource::current() {
     credential.bearer_token = trim(text.str());
   }
   if (cluster_.exec) {
-    // Renew a little before expiry so a long batch does not run out mid-way.
-    if (!exec_cached_ || std::chrono::system_clock::now() + std::chrono::seconds(10) >= exec_expiry_) {
+    auto now = std::chrono::system_clock::now();
+    bool expiring = exec_expiry_ != std::chrono::system_clock::time_point::max() &&
+                    now + k_exec_renew_margin >= exec_expiry_;
+    if (!exec_cached_ || expiring) {
       cached_exec_ = run_exec_plugin();
       exec_cached_ = true;
     }

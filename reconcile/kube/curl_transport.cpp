@@ -1,48 +1,28 @@
+// The libcurl transport: batches over one multi handle (HTTP/2 streams on
+// few connections, bounded concurrency, token-bucket rate limit, retries),
+// and single streamed requests (watches) over their own easy handle.
 #include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <deque>
-#include <fstream>
+#include <exception>
 #include <iostream>
-#include <mutex>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include "kube/credentials.hpp"
+#include "kube/curl_endpoint.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rate_limiter.hpp"
-#include "model/error.hpp"
+#include "kube/retry_policy.hpp"
 
 namespace opctl::kube {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void ensure_curl_initialised() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct EasyDeleter {
-  void operator()(CURL* handle) const { curl_easy_cleanup(handle); }
-};
-struct MultiDeleter {
-  void operator()(CURLM* handle) const { curl_multi_cleanup(handle); }
-};
-struct SlistDeleter {
-  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
-};
-using EasyHandle = std::unique_ptr<CURL, EasyDeleter>;
-using MultiHandle = std::unique_ptr<CURLM, MultiDeleter>;
-using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
-
-bool is_retryable_status(long status) {
-  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
-}
-
-// One request in flight: its easy handle and the buffers libcurl writes into.
+// One attempt in flight: its easy handle and the buffers libcurl writes into.
 struct Transfer {
   std::size_t index = 0;
   EasyHandle easy;
@@ -52,9 +32,37 @@ struct Transfer {
   char error[CURL_ERROR_SIZE] = {};
 };
 
+// A streamed request: chunks of a 2xx body go to the handler.
+struct StreamTransfer {
+  CURL* easy = nullptr;
+  const ChunkHandler* on_chunk = nullptr;
+  std::string body;  // a non-2xx body, kept for the Status in it
+  bool stopped = false;
+  std::exception_ptr failure;  // thrown by the handler; rethrown after libcurl returns
+  char error[CURL_ERROR_SIZE] = {};
+};
+
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
   static_cast<Transfer*>(user)->body.append(data, size * count);
   return size * count;
+}
+
+std::size_t write_stream(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* transfer = static_cast<StreamTransfer*>(user);
+  long status = 0;
+  curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (status < 200 || status >= 300) {
+    transfer->body.append(data, size * count);
+    return size * count;
+  }
+  try {
+    if ((*transfer->on_chunk)(std::string_view(data, size * count))) return size * count;
+    transfer->stopped = true;
+  } catch (...) {
+    // Exceptions must not unwind through libcurl's C frames.
+    transfer->failure = std::current_exception();
+  }
+  return 0;  // makes libcurl abort the transfer
 }
 
 std::size_t write_header(char* data, std::size_t size, std::size_t count, void* user) {
@@ -63,12 +71,7 @@ std::size_t write_header(char* data, std::size_t size, std::size_t count, void* 
   if (line.size() > k_name.size()) {
     std::string lower(line.substr(0, k_name.size()));
     for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == k_name) {
-      std::string value(line.substr(k_name.size()));
-      value.erase(0, value.find_first_not_of(" \t"));
-      value.erase(value.find_last_not_of(" \t\r\n") + 1);
-      static_cast<Transfer*>(user)->retry_after = value;
-    }
+    if (lower == k_name) static_cast<Transfer*>(user)->retry_after = std::string(line.substr(k_name.size()));
   }
   return size * count;
 }
@@ -81,190 +84,209 @@ struct Pending {
 class CurlTransport : public HttpTransport {
  public:
   CurlTransport(const ClusterConfig& cluster, const TransportOptions& options)
-      : cluster_(cluster), options_(options), limiter_(options.qps, options.burst), credentials_(cluster) {
-    ensure_curl_initialised();
+      : options_(options),
+        endpoint_(cluster, options),
+        limiter_(options.qps, options.burst),
+        credentials_(cluster) {
     multi_.reset(curl_multi_init());
     curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, long(std::max(1, options.concurrency)));
-    base_url_ = cluster.server;
-    if (!cluster.tls_server_name.empty()) route_through_server_name();
+    if (cluster.insecure_skip_tls_verify)
+      log(fmt::format(
+          "opctl: warning: TLS certificate verification is disabled for {} (insecure-skip-tls-verify "
+          "in {}); anyone on the network path can read and change the traffic",
+          cluster.server, cluster.source.empty() ? "the kubeconfig" : cluster.source));
   }
+
+  ~CurlTransport() override { remove_running(); }
 
   std::vector<HttpResponse> send_all(const std::vector<HttpRequest>& requests) override {
     std::vector<HttpResponse> responses(requests.size());
     Credential credential = credentials_.current();
     std::deque<Pending> queue;
     for (std::size_t i = 0; i < requests.size(); ++i) queue.push_back({i, Clock::now()});
-    std::vector<std::unique_ptr<Transfer>> running;
     const std::size_t limit = static_cast<std::size_t>(std::max(1, options_.concurrency));
-    while (!queue.empty() || !running.empty()) {
-      start_ready(requests, queue, running, limit, credential, responses);
-      int still_running = 0;
-      curl_multi_perform(multi_.get(), &still_running);
-      collect_finished(requests, queue, running, responses);
-      if (!running.empty()) {
-        curl_multi_poll(multi_.get(), nullptr, 0, 50, nullptr);
-      } else if (!queue.empty()) {
-        std::this_thread::sleep_until(std::min(queue.front().not_before, Clock::now() + std::chrono::milliseconds(50)));
+    try {
+      while (!queue.empty() || !running_.empty()) {
+        start_ready(requests, queue, limit, credential, responses);
+        int still_running = 0;
+        curl_multi_perform(multi_.get(), &still_running);
+        collect_finished(requests, queue, responses);
+        if (!running_.empty()) {
+          curl_multi_poll(multi_.get(), nullptr, 0, 50, nullptr);
+        } else if (!queue.empty()) {
+          std::this_thread::sleep_until(
+              std::min(earliest(queue), Clock::now() + std::chrono::milliseconds(50)));
+        }
       }
+    } catch (...) {
+      remove_running();
+      throw;
     }
     return responses;
   }
 
- private:
-  // kubeconfig's tls-server-name: ask for that name (SNI and verification)
-  // while connecting to the server's real address.
-  void route_through_server_name() {
-    std::string rest = cluster_.server.substr(cluster_.server.find("://") + 3);
-    std::string host_port = rest.substr(0, rest.find('/'));
-    std::string port = host_port.find(':') == std::string::npos ? "443" : host_port.substr(host_port.rfind(':') + 1);
-    std::string host = host_port.substr(0, host_port.rfind(':'));
-    connect_to_ = fmt::format("{}:{}:{}:{}", cluster_.tls_server_name, port, host, port);
-    base_url_ = fmt::format("https://{}:{}", cluster_.tls_server_name, port);
+  HttpResponse stream(const HttpRequest& request, const ChunkHandler& on_chunk) override {
+    Credential credential = credentials_.current();
+    StreamTransfer transfer;
+    transfer.on_chunk = &on_chunk;
+    HeaderList headers;
+    EasyHandle easy = endpoint_.open(request, credential, headers);
+    transfer.easy = easy.get();
+    curl_easy_setopt(easy.get(), CURLOPT_ERRORBUFFER, transfer.error);
+    curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, write_stream);
+    curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &transfer);
+    stats_.requests += 1;
+    CURLcode result = curl_easy_perform(easy.get());
+    if (transfer.failure) std::rethrow_exception(transfer.failure);
+    HttpResponse response;
+    response.attempts = 1;
+    curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &response.status);
+    count_connection(easy.get());
+    if (response.status == 401) credentials_.expire();
+    response.body = std::move(transfer.body);
+    if (result != CURLE_OK && !transfer.stopped)
+      response.transport_error =
+          fmt::format("{}{}: {}", endpoint_.base_url(), request.path,
+                      transfer.error[0] != '\0' ? transfer.error : curl_easy_strerror(result));
+    if (options_.verbose) {
+      const char* how = transfer.stopped                   ? "stopped by the caller"
+                        : response.transport_error.empty() ? "ended"
+                                                           : "broke off";
+      log(fmt::format("opctl: {} {} -> {} (stream {})", request.method, request.path, response.status, how));
+    }
+    return response;
   }
 
-  void start_ready(const std::vector<HttpRequest>& requests, std::deque<Pending>& queue,
-                   std::vector<std::unique_ptr<Transfer>>& running, std::size_t limit, const Credential& credential,
-                   std::vector<HttpResponse>& responses) {
+  TransportStats stats() const override { return stats_; }
+
+ private:
+  void log(const std::string& line) const {
+    if (options_.log) {
+      options_.log(line);
+    } else {
+      std::cerr << line << '\n';
+    }
+  }
+
+  static Clock::time_point earliest(const std::deque<Pending>& queue) {
+    auto first = std::min_element(queue.begin(), queue.end(), [](const Pending& a, const Pending& b) {
+      return a.not_before < b.not_before;
+    });
+    return first->not_before;
+  }
+
+  void start_ready(const std::vector<HttpRequest>& requests, std::deque<Pending>& queue, std::size_t limit,
+                   const Credential& credential, std::vector<HttpResponse>& responses) {
     auto now = Clock::now();
-    for (auto it = queue.begin(); it != queue.end() && running.size() < limit;) {
+    for (auto it = queue.begin(); it != queue.end() && running_.size() < limit;) {
       if (it->not_before > now || !limiter_.try_take(now)) {
         ++it;
         continue;
       }
       auto transfer = make_transfer(requests[it->index], it->index, credential);
       responses[it->index].attempts += 1;
+      stats_.requests += 1;
+      if (responses[it->index].attempts > 1) stats_.retries += 1;
       curl_multi_add_handle(multi_.get(), transfer->easy.get());
-      running.push_back(std::move(transfer));
+      running_.push_back(std::move(transfer));
       it = queue.erase(it);
     }
   }
 
   void collect_finished(const std::vector<HttpRequest>& requests, std::deque<Pending>& queue,
-                        std::vector<std::unique_ptr<Transfer>>& running, std::vector<HttpResponse>& responses) {
+                        std::vector<HttpResponse>& responses) {
     int left = 0;
     while (CURLMsg* message = curl_multi_info_read(multi_.get(), &left)) {
       if (message->msg != CURLMSG_DONE) continue;
-      auto found = std::find_if(running.begin(), running.end(),
-                                [&](const auto& transfer) { return transfer->easy.get() == message->easy_handle; });
-      if (found == running.end()) continue;
+      auto found = std::find_if(running_.begin(), running_.end(), [&](const auto& transfer) {
+        return transfer->easy.get() == message->easy_handle;
+      });
+      if (found == running_.end()) continue;
       std::unique_ptr<Transfer> transfer = std::move(*found);
-      running.erase(found);
+      running_.erase(found);
+      CURLcode result = message->data.result;  // `message` is invalid once the handle is removed
       curl_multi_remove_handle(multi_.get(), transfer->easy.get());
-      finish(requests[transfer->index], *transfer, message->data.result, queue, responses[transfer->index]);
+      finish(requests[transfer->index], *transfer, result, queue, responses[transfer->index]);
     }
   }
 
   void finish(const HttpRequest& request, Transfer& transfer, CURLcode result, std::deque<Pending>& queue,
               HttpResponse& response) {
     long status = 0;
-    curl_easy_getinfo(transfer.easy.get(), CURLINFO_RESPONSE_CODE, &status);
-    bool transport_failed = result != CURLE_OK;
+    if (result == CURLE_OK) curl_easy_getinfo(transfer.easy.get(), CURLINFO_RESPONSE_CODE, &status);
+    count_connection(transfer.easy.get());
+    std::string error = result == CURLE_OK          ? ""
+                        : transfer.error[0] != '\0' ? std::string(transfer.error)
+                                                    : std::string(curl_easy_strerror(result));
+    if (status == 401) credentials_.expire();  // a plugin's token may have been revoked early
+    bool retry = should_retry(request, status) && response.attempts < options_.max_attempts;
     if (options_.verbose)
-      std::cerr << fmt::format("opctl: {} {} -> {}\n", request.method, request.path,
-                               transport_failed ? std::string(curl_easy_strerror(result)) : std::to_string(status));
-    bool retry = transport_failed ? request.retryable : is_retryable_status(status) && (request.retryable || status == 429);
-    if (retry && response.attempts < options_.max_attempts) {
-      queue.push_back({transfer.index, Clock::now() + backoff(response.attempts, transfer.retry_after)});
+      log(fmt::format("opctl: {} {} -> {}{}", request.method, request.path,
+                      status == 0 ? error : std::to_string(status),
+                      retry ? fmt::format(" (attempt {}, will retry)", response.attempts) : ""));
+    if (retry) {
+      auto delay = retry_delay(response.attempts, parse_retry_after(transfer.retry_after), options_, random_);
+      queue.push_back({transfer.index, Clock::now() + delay});
       return;
     }
-    response.status = transport_failed ? 0 : status;
-    response.body = std::move(transfer.body);
-    if (transport_failed)
-      response.transport_error = fmt::format("{}{}: {}", base_url_, request.path,
-                                             transfer.error[0] != '\0' ? transfer.error : curl_easy_strerror(result));
+    response.status = status;
+    if (status != 0) response.body = std::move(transfer.body);
+    if (status == 0) response.transport_error = describe_failure(request, error);
   }
 
-  std::chrono::milliseconds backoff(int attempt, const std::string& retry_after) {
-    if (!retry_after.empty() && std::all_of(retry_after.begin(), retry_after.end(), ::isdigit))
-      return std::chrono::seconds(std::stoi(retry_after));
-    auto base = options_.initial_backoff * (1 << std::min(attempt - 1, 10));
-    base = std::min(base, options_.max_backoff);
-    std::uniform_int_distribution<long> jitter(0, base.count() / 2);
-    return base + std::chrono::milliseconds(jitter(random_));
+  std::string describe_failure(const HttpRequest& request, const std::string& error) const {
+    std::string text = fmt::format("{}{}: {}", endpoint_.base_url(), request.path, error);
+    if (!request.retryable)
+      text += fmt::format(
+          " (not retried: the {} may have reached the server, so sending it again could apply it "
+          "twice)",
+          request.method);
+    return text;
   }
 
-  std::unique_ptr<Transfer> make_transfer(const HttpRequest& request, std::size_t index, const Credential& credential) {
+  void count_connection(CURL* easy) {
+    long version = 0, connects = 0;
+    curl_easy_getinfo(easy, CURLINFO_HTTP_VERSION, &version);
+    curl_easy_getinfo(easy, CURLINFO_NUM_CONNECTS, &connects);
+    if (version == CURL_HTTP_VERSION_2_0) stats_.http2_responses += 1;
+    stats_.connections += static_cast<std::uint64_t>(std::max(0L, connects));
+  }
+
+  std::unique_ptr<Transfer> make_transfer(const HttpRequest& request, std::size_t index,
+                                          const Credential& credential) {
     auto transfer = std::make_unique<Transfer>();
     transfer->index = index;
-    transfer->easy.reset(curl_easy_init());
+    transfer->easy = endpoint_.open(request, credential, transfer->headers);
     CURL* easy = transfer->easy.get();
-    std::string url = base_url_ + request.path;
-    curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    if (!request.body.empty() || request.method == "POST" || request.method == "PATCH" || request.method == "PUT") {
-      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, long(request.body.size()));
-      curl_easy_setopt(easy, CURLOPT_COPYPOSTFIELDS, request.body.c_str());
-      curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    }
-    curl_slist* headers = nullptr;
-    headers = curl_slist_append(headers, ("Accept: " + request.accept).c_str());
-    if (!request.content_type.empty()) headers = curl_slist_append(headers, ("Content-Type: " + request.content_type).c_str());
-    if (!credential.bearer_token.empty())
-      headers = curl_slist_append(headers, ("Authorization: Bearer " + credential.bearer_token).c_str());
-    headers = curl_slist_append(headers, "Expect:");
-    transfer->headers.reset(headers);
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
-    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_2TLS));
-    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, long(options_.request_timeout.count()));
-    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, long(options_.connect_timeout.count()));
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer->error);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, write_header);
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer.get());
-    set_tls(easy, credential);
     return transfer;
   }
 
-  void set_tls(CURL* easy, const Credential& credential) {
-    if (!cluster_.ca_pem.empty()) {
-      curl_blob ca{const_cast<char*>(cluster_.ca_pem.data()), cluster_.ca_pem.size(), CURL_BLOB_COPY};
-      curl_easy_setopt(easy, CURLOPT_CAINFO_BLOB, &ca);
-    }
-    if (cluster_.insecure_skip_tls_verify) {
-      curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    if (!connect_to_.empty()) {
-      connect_list_.reset(curl_slist_append(nullptr, connect_to_.c_str()));
-      curl_easy_setopt(easy, CURLOPT_CONNECT_TO, connect_list_.get());
-    }
-    if (!cluster_.proxy_url.empty()) curl_easy_setopt(easy, CURLOPT_PROXY, cluster_.proxy_url.c_str());
-    if (!credential.client_cert_pem.empty()) {
-      curl_blob cert{const_cast<char*>(credential.client_cert_pem.data()), credential.client_cert_pem.size(),
-                     CURL_BLOB_COPY};
-      curl_blob key{const_cast<char*>(credential.client_key_pem.data()), credential.client_key_pem.size(),
-                    CURL_BLOB_COPY};
-      curl_easy_setopt(easy, CURLOPT_SSLCERTTYPE, "PEM");
-      curl_easy_setopt(easy, CURLOPT_SSLCERT_BLOB, &cert);
-      curl_easy_setopt(easy, CURLOPT_SSLKEYTYPE, "PEM");
-      curl_easy_setopt(easy, CURLOPT_SSLKEY_BLOB, &key);
-    }
-    if (!cluster_.username.empty()) {
-      curl_easy_setopt(easy, CURLOPT_USERNAME, cluster_.username.c_str());
-      curl_easy_setopt(easy, CURLOPT_PASSWORD, cluster_.password.c_str());
-    }
+  // Takes every running transfer off the multi handle before it is freed.
+  void remove_running() {
+    for (auto& transfer : running_) curl_multi_remove_handle(multi_.get(), transfer->easy.get());
+    running_.clear();
   }
 
-  ClusterConfig cluster_;
   TransportOptions options_;
+  CurlEndpoint endpoint_;
   RateLimiter limiter_;
   CredentialSource credentials_;
   MultiHandle multi_;
-  std::string base_url_;
-  std::string connect_to_;
-  HeaderList connect_list_;
+  std::vector<std::unique_ptr<Transfer>> running_;
+  TransportStats stats_;
   std::mt19937 random_{std::random_device{}()};
 };
 
 }  // namespace
 
-std::unique_ptr<HttpTransport> make_curl_transport(const ClusterConfig& cluster, const TransportOptions& options) {
+std::unique_ptr<HttpTransport> make_curl_transport(const ClusterConfig& cluster,
+                                                   const TransportOptions& options) {
   return std::make_unique<CurlTransport>(cluster, options);
 }
 

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kube/cluster_config.hpp"
@@ -20,26 +23,43 @@ struct HttpRequest {
   // Safe to send again after a timeout or a reset: GET, server-side apply,
   // DELETE. A create is not (it may have landed).
   bool retryable = true;
+  // The whole request, body included; 0: TransportOptions::request_timeout.
+  std::chrono::milliseconds timeout{0};
 };
 
 struct HttpResponse {
-  long status = 0;            // 0 when no HTTP response arrived
+  long status = 0;  // 0 when no HTTP response arrived
   std::string body;
-  std::string transport_error;  // libcurl's message when status is 0
+  std::string transport_error;  // libcurl's message when status is 0 (or when a stream broke off)
   int attempts = 0;
 };
 
+// Receives a streamed body piece by piece; returns false to stop reading.
+using ChunkHandler = std::function<bool(std::string_view chunk)>;
+
+// Where log lines go: one line per call, without a trailing newline.
+using LogSink = std::function<void(const std::string& line)>;
+
 struct TransportOptions {
   std::string user_agent = "opctl";
-  int concurrency = 16;             // requests in flight at once
-  double qps = 100;                 // client-side rate limit; <= 0 means none
+  int concurrency = 16;  // requests in flight at once
+  double qps = 100;      // client-side rate limit; <= 0 means none
   int burst = 200;
-  int max_attempts = 5;             // per request, for retryable failures
+  int max_attempts = 5;  // per request, for retryable failures
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
   std::chrono::milliseconds request_timeout{60'000};
   std::chrono::milliseconds connect_timeout{10'000};
-  bool verbose = false;  // log each request line (never headers or bodies) to stderr
+  bool verbose = false;  // log each request line (never headers or bodies)
+  LogSink log;           // verbose lines and warnings; empty: standard error
+};
+
+// What a transport has done so far, for tests and `--verbose` summaries.
+struct TransportStats {
+  std::uint64_t requests = 0;         // attempts sent, retries included
+  std::uint64_t retries = 0;          // attempts after the first
+  std::uint64_t http2_responses = 0;  // responses that arrived over HTTP/2
+  std::uint64_t connections = 0;      // connections opened (TCP + TLS handshakes)
 };
 
 class HttpTransport {
@@ -48,8 +68,17 @@ class HttpTransport {
   // Sends all requests, at most `concurrency` at a time; responses in order.
   virtual std::vector<HttpResponse> send_all(const std::vector<HttpRequest>& requests) = 0;
   HttpResponse send(const HttpRequest& request) { return send_all({request}).front(); }
+
+  // Sends one request and hands a 2xx body to `on_chunk` as it arrives (a
+  // watch); a non-2xx body is returned in the response instead. One attempt,
+  // no retries: the caller knows where to resume. This default sends the
+  // request and hands over the whole body at once.
+  virtual HttpResponse stream(const HttpRequest& request, const ChunkHandler& on_chunk);
+
+  virtual TransportStats stats() const { return {}; }
 };
 
-std::unique_ptr<HttpTransport> make_curl_transport(const ClusterConfig& cluster, const TransportOptions& options);
+std::unique_ptr<HttpTransport> make_curl_transport(const ClusterConfig& cluster,
+                                                   const TransportOptions& options);
 
 }  // namespace opctl::kube

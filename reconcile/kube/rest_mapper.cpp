@@ -19,28 +19,42 @@ bool ResourceInfo::has_subresource(const std::string& name) const {
 }
 
 std::optional<ResourceInfo> RestMapper::find(const model::GroupVersionKind& gvk) {
-  if (!loaded_) load();
+  bool just_asked_server = false;
+  if (!loaded_) {
+    load(true);
+    just_asked_server = loaded_from_server_;
+  }
   if (auto found = resources_.find(gvk); found != resources_.end()) return found->second;
-  load();
+  if (just_asked_server) return std::nullopt;
+  load(false);
   if (auto found = resources_.find(gvk); found != resources_.end()) return found->second;
   return std::nullopt;
 }
 
 const std::map<model::GroupVersionKind, ResourceInfo>& RestMapper::all() {
-  if (!loaded_) load();
+  if (!loaded_) load(true);
   return resources_;
 }
 
-void RestMapper::load() {
+void RestMapper::load(bool allow_cache) {
+  std::optional<DiscoveryDocuments> documents;
+  if (allow_cache && !from_server_only_) documents = cache_.read();
+  loaded_from_server_ = !documents;
+  if (!documents) {
+    documents = DiscoveryDocuments{fetch_aggregated("/api"), fetch_aggregated("/apis")};
+    ++server_loads_;
+    cache_.write(*documents);
+  }
   resources_.clear();
-  load_aggregated("/api");
-  load_aggregated("/apis");
+  add_resources(documents->core);
+  add_resources(documents->groups);
   loaded_ = true;
+  from_server_only_ = false;
 }
 
 // Aggregated discovery (KEP-3352): every group, version and resource in one
 // response per root, instead of one request per group-version.
-void RestMapper::load_aggregated(const std::string& path) {
+model::Json RestMapper::fetch_aggregated(const std::string& path) {
   HttpRequest request;
   request.path = path;
   request.accept = k_aggregated_accept;
@@ -49,16 +63,22 @@ void RestMapper::load_aggregated(const std::string& path) {
   if (!status.ok()) throw ApiError(status);
   auto body = nlohmann::json::parse(response.body, nullptr, false);
   if (!body.is_object() || body.value("kind", "") != "APIGroupDiscoveryList")
-    throw ClusterError(fmt::format("GET {}: the server does not support aggregated discovery (Kubernetes >= 1.30 "
-                                   "is required)",
-                                   path));
-  for (const auto& group : body.value("items", nlohmann::json::array())) {
+    throw ClusterError(
+        fmt::format("GET {}: the server does not support aggregated discovery (Kubernetes >= 1.30 "
+                    "is required)",
+                    path));
+  return body;
+}
+
+void RestMapper::add_resources(const model::Json& discovery) {
+  for (const auto& group : discovery.value("items", nlohmann::json::array())) {
     std::string group_name = group.contains("metadata") ? group["metadata"].value("name", "") : "";
     for (const auto& version : group.value("versions", nlohmann::json::array())) {
       std::string version_name = version.value("version", "");
       for (const auto& resource : version.value("resources", nlohmann::json::array())) {
         ResourceInfo info;
-        std::string kind = resource.contains("responseKind") ? resource["responseKind"].value("kind", "") : "";
+        std::string kind =
+            resource.contains("responseKind") ? resource["responseKind"].value("kind", "") : "";
         info.gvk = {group_name, version_name, kind};
         info.resource = resource.value("resource", "");
         info.namespaced = resource.value("scope", "") == "Namespaced";
@@ -90,7 +110,8 @@ std::string collection_path(const ResourceInfo& info, const std::string& namespa
   return prefix + "/" + info.resource;
 }
 
-std::string object_path(const ResourceInfo& info, const std::string& namespace_name, const std::string& name) {
+std::string object_path(const ResourceInfo& info, const std::string& namespace_name,
+                        const std::string& name) {
   return collection_path(info, namespace_name) + "/" + url_escape(name);
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kube/discovery_cache.hpp"
 #include "kube/http_transport.hpp"
 #include "model/object.hpp"
 
@@ -24,24 +25,38 @@ struct ResourceInfo {
 
 class RestMapper {
  public:
-  explicit RestMapper(HttpTransport& transport) : transport_(transport) {}
+  explicit RestMapper(HttpTransport& transport) : transport_(transport), cache_({}) {}
+  // With a disk cache: the first load reads a fresh cache entry for the
+  // server instead of asking it; every load from the server rewrites it.
+  RestMapper(HttpTransport& transport, DiscoveryCacheOptions cache)
+      : transport_(transport), cache_(std::move(cache)) {}
 
-  // The resource for a kind; refreshes discovery once when the kind is not
-  // known yet (a CRD created earlier in the same pass). nullopt when the
-  // server still does not serve it.
+  // The resource for a kind; refreshes discovery from the server once when
+  // the kind is not known yet (a CRD created earlier in the same pass).
+  // nullopt when the server still does not serve it.
   std::optional<ResourceInfo> find(const model::GroupVersionKind& gvk);
-  // Forgets what is known, so the next find asks the server again.
-  void invalidate() { loaded_ = false; }
+  // Forgets what is known, so the next find asks the server again (not the cache).
+  void invalidate() {
+    loaded_ = false;
+    from_server_only_ = true;
+  }
   // Every resource the server serves (loads discovery when needed).
   const std::map<model::GroupVersionKind, ResourceInfo>& all();
+  // Discovery requests sent to the server so far (the cache saves them).
+  int server_loads() const { return server_loads_; }
 
  private:
-  void load();
-  void load_aggregated(const std::string& path);
+  void load(bool allow_cache);
+  model::Json fetch_aggregated(const std::string& path);
+  void add_resources(const model::Json& discovery);
 
   HttpTransport& transport_;
+  DiscoveryCache cache_;
   std::map<model::GroupVersionKind, ResourceInfo> resources_;
   bool loaded_ = false;
+  bool loaded_from_server_ = false;
+  bool from_server_only_ = false;
+  int server_loads_ = 0;
 };
 
 // The collection path of a resource, e.g. /apis/apps/v1/namespaces/shop/deployments.

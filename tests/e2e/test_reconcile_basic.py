@@ -24,12 +24,29 @@ def test_example_reconciles_and_a_second_pass_is_unchanged(cluster):
     assert cluster.get_json("service", "web", "-n", "shop")["spec"]["ports"][0]["port"] == 80
     assert cluster.get_json("namespace", "shop")["metadata"]["labels"]["team"] == "storefront"
 
+    # The custom kinds: the Backup owns its CronJob and reports Ready; the Cluster's own children are its tests'.
+    cron = cluster.get_json("cronjob", "db-nightly", "-n", "shop")
+    assert cron["spec"]["schedule"] == "0 2 * * *"
+    assert cron["metadata"]["ownerReferences"][0]["kind"] == "Backup"
+    ready = [c for c in cluster.get_json("backup", "db-nightly", "-n", "shop")["status"]["conditions"]
+             if c["type"] == "Ready"]
+    assert ready[0]["status"] == "True"
+
     second = cluster.reconcile("--path", str(EXAMPLE))
     assert second.returncode == 0, second.stderr
-    lines = [line for line in second.stdout.splitlines() if not line.startswith(tuple("0123456789"))]
-    assert len(lines) == 4
-    assert all(line.endswith(" unchanged") for line in lines), second.stdout
-    assert "0 created, 0 configured, 4 unchanged, 0 failed" in second.stdout
+    desired = {"Namespace shop", "ConfigMap shop/web-config", "apps/Deployment shop/web", "Service shop/web",
+               "apiextensions.k8s.io/CustomResourceDefinition backups.opctl.io",
+               "apiextensions.k8s.io/CustomResourceDefinition clusters.opctl.io",
+               "PersistentVolumeClaim shop/db-backups", "opctl.io/Backup shop/db-nightly", "opctl.io/Cluster shop/db",
+               "batch/CronJob shop/db-nightly"}
+    actions = {}
+    for line in second.stdout.splitlines():
+        words = line.split()
+        if len(words) >= 3 and " ".join(words[:2]) in desired:
+            actions.setdefault(" ".join(words[:2]), set()).add(words[2].rstrip(":"))
+    assert set(actions) == desired, second.stdout
+    assert all(found == {"unchanged"} for found in actions.values()), second.stdout
+    assert "0 created" in second.stdout and " 0 failed" in second.stdout
 
 
 def test_created_then_configured_then_unchanged(cluster, namespace, manifests):

@@ -367,3 +367,38 @@ def test_markdown_and_json_reports(cluster, namespace, manifests, setname):
     report = json.loads(js.stdout)
     assert report["kind"] == "RunReport" and report["result"] == "succeeded"
     assert report["summary"] == {"unchanged": 1}
+
+
+def test_ignore_differences_leave_an_autoscaled_field_alone(cluster, namespace, manifests, setname):
+    deployment = f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: scaled, namespace: {namespace}}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: scaled}}}}
+  template:
+    metadata: {{labels: {{app: scaled}}}}
+    spec: {{containers: [{{name: c, image: example.invalid/scaled:1}}]}}
+"""
+    rules = [{"group": "apps", "kind": "Deployment", "name": "scaled", "jsonPointers": ["/spec/replicas"]}]
+    root = manifests({"opctl.yaml": config(setname, namespace, ignoreDifferences=rules), "d.yaml": deployment})
+    first = cluster.reconcile("--path", str(root))
+    assert first.returncode == 0, first.stderr
+    assert cluster.get_json("deployment", "scaled", "-n", namespace)["spec"]["replicas"] == 2
+
+    # An autoscaler (here kubectl, through the scale subresource) owns replicas from now on.
+    cluster.kubectl("scale", "deployment", "scaled", "-n", namespace, "--replicas", "5")
+    diff = cluster.opctl("diff", "--kubeconfig", cluster.kubeconfig, "--path", str(root), "--exit-code")
+    assert diff.returncode == 0, diff.stdout + diff.stderr
+    again = cluster.reconcile("--path", str(root))
+    assert again.returncode == 0, again.stderr
+    assert "apps/Deployment " + namespace + "/scaled unchanged" in again.stdout, again.stdout
+    assert cluster.get_json("deployment", "scaled", "-n", namespace)["spec"]["replicas"] == 5
+
+    # A change to a field that is not ignored is still applied, and replicas stay with the autoscaler.
+    (root / "d.yaml").write_text(deployment.replace("scaled:1", "scaled:2"))
+    changed = cluster.reconcile("--path", str(root))
+    assert changed.returncode == 0, changed.stderr
+    live = cluster.get_json("deployment", "scaled", "-n", namespace)
+    assert live["spec"]["template"]["spec"]["containers"][0]["image"] == "example.invalid/scaled:2"
+    assert live["spec"]["replicas"] == 5

@@ -87,3 +87,48 @@ TEST_CASE("local apply merges maps and keyed lists, keeps others' fields, drops 
   CHECK(result["data"] == Json{{"kept", "y2"}, {"new", "n"}, {"foreign", "z"}});
   CHECK(result["metadata"]["labels"] == Json{{"mine", "1"}, {"theirs", "2"}});
 }
+
+TEST_CASE("changed paths name the list element removed, added or changed, not every index after it", "[diff]") {
+  Json before = Json::parse(R"({"env":[{"name":"A","value":"1"},{"name":"B","value":"2"},{"name":"C","value":"3"}]})");
+  Json removed = Json::parse(R"({"env":[{"name":"A","value":"1"},{"name":"C","value":"3"}]})");
+  CHECK(changed_paths(before, removed) == std::vector<std::string>{"/env/1"});
+  Json added = before;
+  added["env"].push_back({{"name", "D"}, {"value", "4"}});
+  CHECK(changed_paths(before, added) == std::vector<std::string>{"/env/3"});
+  Json changed = before;
+  changed["env"][1]["value"] = "two";
+  CHECK(changed_paths(before, changed) == std::vector<std::string>{"/env/1/value"});
+  Json fields = {{"a", 1}, {"b", {{"c", 2}}}};
+  CHECK(changed_paths(fields, Json{{"b", {{"c", 3}}}, {"d", 4}}) == std::vector<std::string>{"/a", "/b/c", "/d"});
+  CHECK(changed_paths(fields, fields).empty());
+}
+
+TEST_CASE("an added Secret written with stringData shows no value", "[diff][secrets]") {
+  Json written = {{"apiVersion", "v1"},
+                  {"kind", "Secret"},
+                  {"metadata", {{"name", "db"}, {"namespace", "shop"}}},
+                  {"stringData", {{"password", "hunter2"}}}};
+  auto diff = compare_objects(k_secret_key, "v1", {}, Json(), written, {});
+  CHECK(diff.after["stringData"]["password"] == k_masked_after);
+  CHECK(render_unified(diff).find("hunter2") == std::string::npos);
+}
+
+TEST_CASE("ignore rules match by group, kind, namespace and name; bad pointers are skipped", "[diff]") {
+  ObjectKey key{"apps", "Deployment", "shop", "web"};
+  CHECK(IgnoreRule{"*", "", "", "", {}}.matches(key));
+  CHECK(IgnoreRule{"apps", "*", "shop", "web", {}}.matches(key));
+  CHECK_FALSE(IgnoreRule{"", "Deployment", "", "", {}}.matches(key));  // empty group: the core group
+  CHECK_FALSE(IgnoreRule{"apps", "Deployment", "other", "", {}}.matches(key));
+  Json object = {{"spec", {{"replicas", 2}, {"list", {1, 2, 3}}}}};
+  remove_ignored_fields(object, key, {{"apps", "Deployment", "", "", {"/spec/list/1", "/spec/list/x", "/a~2", "/missing"}}});
+  CHECK(object == Json{{"spec", {{"replicas", 2}, {"list", {1, 3}}}}});
+}
+
+TEST_CASE("a list element replaced by another with a different name is a removal and an addition", "[diff]") {
+  Json before = Json::parse(R"({"ports":[{"name":"http","port":80},{"name":"metrics","port":9090}]})");
+  Json after = Json::parse(R"({"ports":[{"name":"http","port":80},{"name":"https","port":443}]})");
+  CHECK(changed_paths(before, after) == std::vector<std::string>{"/ports/1"});
+  Json renumbered = Json::parse(R"({"ports":[{"name":"http","port":8080},{"name":"metrics","port":9090}]})");
+  CHECK(changed_paths(before, renumbered) == std::vector<std::string>{"/ports/0/port"});
+  CHECK(changed_paths(Json::parse("[1,2,3]"), Json::parse("[1,5,3]")) == std::vector<std::string>{"/1"});
+}

@@ -1,0 +1,42 @@
+#include "custom_kinds.hpp"
+
+#include "kinds/kind_runner.hpp"
+
+namespace opctl::cli {
+
+CustomKinds::CustomKinds(const CommonOptions& options, const std::vector<model::Object>& objects,
+                         const std::function<void(const std::string&)>& warn)
+    : registry_(kinds::make_registry(options.config.kinds)),
+      clock_(kinds::system_clock()),
+      random_(kinds::system_random()) {
+  auto findings = registry_.check(objects);
+  if (!findings.errors.empty()) throw InvalidInputError(std::move(findings.errors));
+  for (const auto& warning : findings.warnings) warn(warning.to_string());
+  for (const auto& object : objects)
+    if (registry_.find(object.gvk()) != nullptr) resources_.push_back(object);
+}
+
+void CustomKinds::plug_into(apply::PassOptions& pass, kube::ApiClient& client,
+                            std::function<void(const std::string&)> on_waiting) {
+  for (const auto& reconciler : registry_.all()) {
+    auto gvk = reconciler->kind();
+    pass.skip_health.emplace_back(gvk.group, gvk.kind);
+  }
+  kinds::RunnerOptions runner;
+  runner.applyset_id = pass.applyset.id();
+  runner.wait = pass.wait;
+  runner.deadline = std::chrono::steady_clock::now() + pass.timeout;
+  runner.delete_propagation = pass.delete_propagation;
+  runner.on_outcome = pass.events.on_outcome;
+  runner.on_waiting = std::move(on_waiting);
+  pass.run_custom_kinds = [this, &client, runner](apply::PassReport& report) {
+    try {
+      kinds::KindRunner(client, registry_, {*clock_, *random_}, runner).run(resources_, report);
+    } catch (const Error& error) {
+      report.result = apply::PassResult::failed;
+      report.message = std::string("custom kinds: ") + error.what();
+    }
+  };
+}
+
+}  // namespace opctl::cli

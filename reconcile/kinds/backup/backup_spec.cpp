@@ -1,0 +1,118 @@
+#include "kinds/backup/backup_spec.hpp"
+
+#include "kinds/cron/cron_schedule.hpp"
+#include "kinds/kind_time.hpp"
+
+namespace opctl::kinds::backup {
+namespace {
+
+using model::Json;
+using schema::Schema;
+
+const char* k_dns_label = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+
+std::string check_cron(const Json& value) {
+  try {
+    cron::CronSchedule::parse(value.get<std::string>());
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string check_zone(const Json& value) {
+  try {
+    cron::TimeZone::load(value.get<std::string>());
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string check_age(const Json& value) {
+  return parse_age(value.get<std::string>()) ? "" : "must be a duration such as 30d, 12h, 2w or 1d12h";
+}
+
+}  // namespace
+
+Schema spec_schema() {
+  auto retention =
+      Schema::object()
+          .describe("Which successful backups to keep; older backup Jobs and their files are deleted")
+          .field("keep", Schema::integer().minimum(1).describe("Keep the newest N successful backups"))
+          .field("maxAge", Schema::string().check(check_age).describe("Keep no backup older than this: 30d, 12h, 2w"));
+  auto target = Schema::object()
+                    .describe("Where backup files are written: /backups/<backup name>/<timestamp> on this volume")
+                    .field("pvc", Schema::string().pattern(k_dns_label, "a PersistentVolumeClaim name").describe(
+                                      "A PersistentVolumeClaim in the Backup's namespace"))
+                    .field("volume", Schema::free_form().describe("Any Pod volume source (nfs, hostPath, csi, ...)"))
+                    .exactly_one_of({"pvc", "volume"});
+  return Schema::object()
+      .describe("A PostgreSQL backup of a Cluster: one now, or on a schedule")
+      .field("cluster",
+             Schema::string().pattern(k_dns_label, "a Cluster name").describe("The Cluster (same namespace) to back up"),
+             true)
+      .field("schedule", Schema::string().check(check_cron).describe(
+                             "Cron schedule, 5 fields (minute hour day-of-month month day-of-week) or @daily style; "
+                             "absent: one backup now"))
+      .field("timeZone", Schema::string().check(check_zone).describe("IANA time zone of the schedule (default UTC)"))
+      .field("suspend", Schema::boolean().default_value(false).describe("Stop scheduling new backups"))
+      .field("method", Schema::string()
+                           .enumerate({"pg_basebackup", "pg_dump"})
+                           .default_value("pg_basebackup")
+                           .describe("pg_basebackup (physical, whole cluster) or pg_dump (logical, every database)"))
+      .field("retention", retention)
+      .field("target", target, true);
+}
+
+Schema status_schema() {
+  auto time = [](const char* text) { return Schema::string().format("date-time").describe(text); };
+  return Schema::object()
+      .field("observedGeneration", Schema::integer())
+      .field("lastScheduleTime", time("When the last backup Job started"))
+      .field("lastSuccessfulTime", time("When the last successful backup finished"))
+      .field("nextScheduleTime", time("When the schedule fires next"))
+      .field("conditions", schema::conditions_schema());
+}
+
+Json backup_crd() {
+  schema::CrdNames names{k_group, k_version, k_kind, "backups", "backup", {}, {"opctl"}};
+  std::vector<schema::PrinterColumn> columns = {
+      {"Cluster", "string", ".spec.cluster", "The Cluster backed up", 0},
+      {"Schedule", "string", ".spec.schedule", "Cron schedule", 0},
+      {"Suspend", "boolean", ".spec.suspend", "", 1},
+      {"Last Success", "date", ".status.lastSuccessfulTime", "", 0},
+      {"Next", "string", ".status.nextScheduleTime", "", 1},
+      {"Ready", "string", ".status.conditions[?(@.type==\"Ready\")].status", "", 0},
+      {"Age", "date", ".metadata.creationTimestamp", "", 0},
+  };
+  return schema::custom_resource_definition(names, spec_schema(), status_schema(), columns);
+}
+
+std::vector<schema::Issue> check_spec(const Json& spec) {
+  std::vector<schema::Issue> issues;
+  if (spec.is_null()) return {{"/spec", "spec", "missing required field"}};
+  spec_schema().validate(spec, "/spec", "spec", issues);
+  return issues;
+}
+
+BackupSpec read_spec(const Json& spec) {
+  BackupSpec result;
+  result.cluster = spec.value("cluster", "");
+  if (spec.contains("schedule") && spec["schedule"].is_string()) result.schedule = spec["schedule"].get<std::string>();
+  result.time_zone = spec.value("timeZone", "");
+  result.suspend = spec.value("suspend", false);
+  result.method = spec.value("method", "pg_basebackup");
+  const Json& retention = spec.contains("retention") && spec["retention"].is_object() ? spec["retention"] : Json();
+  if (retention.is_object()) {
+    if (retention.contains("keep") && retention["keep"].is_number_integer()) result.keep = retention["keep"].get<int>();
+    if (retention.contains("maxAge") && retention["maxAge"].is_string())
+      result.max_age = parse_age(retention["maxAge"].get<std::string>());
+  }
+  const Json& target = spec.value("target", Json::object());
+  result.target.pvc = target.value("pvc", "");
+  if (target.contains("volume") && target["volume"].is_object()) result.target.volume = target["volume"];
+  return result;
+}
+
+}  // namespace opctl::kinds::backup

@@ -1,0 +1,48 @@
+#include "kinds/cluster/backup_contract.hpp"
+
+#include "kinds/cluster/cluster_names.hpp"
+#include "kinds/conditions.hpp"
+
+namespace opctl::kinds::cluster {
+
+using model::Json;
+
+model::GroupVersionKind backup_kind() {
+  return {k_group, k_version, "Backup"};
+}
+
+std::optional<Json> backup_target_volume(const Json& backup) {
+  Json::json_pointer target_pointer("/spec/target");
+  if (!backup.contains(target_pointer) || !backup[target_pointer].is_object()) return std::nullopt;
+  const Json& target = backup[target_pointer];
+  if (target.contains("pvc") && target["pvc"].is_string())
+    return Json{{"persistentVolumeClaim", {{"claimName", target["pvc"]}}}};
+  if (target.contains("persistentVolumeClaim") && target["persistentVolumeClaim"].is_object() &&
+      target["persistentVolumeClaim"].contains("claimName"))
+    return Json{{"persistentVolumeClaim", {{"claimName", target["persistentVolumeClaim"]["claimName"]}}}};
+  if (target.contains("volume") && target["volume"].is_object() && !target["volume"].empty())
+    return target["volume"];
+  return std::nullopt;
+}
+
+BackupReadiness backup_readiness(const Json& backup) {
+  Json::json_pointer last_success("/status/lastSuccessfulTime");
+  if (backup.contains(last_success) && backup[last_success].is_string() &&
+      !backup[last_success].get<std::string>().empty())
+    return {BackupState::usable, "last succeeded at " + backup[last_success].get<std::string>()};
+  for (const char* type : {"Degraded", "Failed"})
+    if (const Json* condition = find_condition(backup, type);
+        condition != nullptr && condition->value("status", "") == "True")
+      return {BackupState::failed, condition->value("message", condition->value("reason", "failed"))};
+  return {BackupState::pending, "has not completed a backup yet"};
+}
+
+const Json* find_backup(const std::vector<Json>& related, const std::string& name) {
+  for (const auto& object : related)
+    if (object.value("kind", "") == "Backup" && object.contains("metadata") &&
+        object["metadata"].value("name", "") == name)
+      return &object;
+  return nullptr;
+}
+
+}  // namespace opctl::kinds::cluster

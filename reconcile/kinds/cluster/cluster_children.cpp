@@ -1,0 +1,223 @@
+#include "kinds/cluster/cluster_children.hpp"
+
+#include "kinds/cluster/cluster_names.hpp"
+#include "kinds/cluster/cluster_view.hpp"
+#include "kinds/kind_reconciler.hpp"
+#include "model/sha256.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::Json;
+
+// Bumped whenever build_pod changes what it generates, so existing Pods roll.
+constexpr int k_pod_generator_version = 1;
+// CloudNativePG's default stopDelay: time for a clean (smart, then fast) shutdown.
+constexpr int k_termination_grace_seconds = 1800;
+
+Json env_value(const char* name, const std::string& value) {
+  return {{"name", name}, {"value", value}};
+}
+
+Json env_field(const char* name, const char* field_path) {
+  return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", field_path}}}}}};
+}
+
+Json env_secret(const char* name, const std::string& secret, const char* key) {
+  return {{"name", name}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}};
+}
+
+Json instance_labels(const ClusterSpec& spec, const std::string& instance) {
+  return {{k_cluster_label, spec.name}, {k_instance_label, instance}};
+}
+
+Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template) {
+  Json env = Json::array({env_value("PGDATA", k_pgdata), env_value("PGPORT", std::to_string(k_postgres_port)),
+                          env_field("POD_NAME", "metadata.name"),
+                          env_field("NAMESPACE", "metadata.namespace"), env_value("CLUSTER_NAME", spec.name),
+                          env_value("OPCTL_PRIMARY_SERVICE", rw_service(spec.name)),
+                          env_value("POSTGRES_USER", "postgres"),
+                          env_secret("POSTGRES_PASSWORD", superuser_secret(spec.name), "password"),
+                          env_secret("OPCTL_APP_USER", app_secret(spec.name), "username"),
+                          env_secret("OPCTL_APP_PASSWORD", app_secret(spec.name), "password"),
+                          env_secret("OPCTL_APP_DATABASE", app_secret(spec.name), "dbname")});
+  Json container = {
+      {"name", "postgres"},
+      {"image", pod_template.image},
+      {"env", env},
+      {"ports",
+       Json::array({{{"name", "postgresql"}, {"containerPort", k_postgres_port}, {"protocol", "TCP"}}})},
+      {"readinessProbe",
+       {{"exec", {{"command", {"pg_isready", "-h", "127.0.0.1", "-p", std::to_string(k_postgres_port)}}}},
+        {"periodSeconds", 10}}},
+      {"volumeMounts",
+       Json::array({{{"name", "pgdata"}, {"mountPath", k_data_mount}},
+                    {{"name", "podinfo"}, {"mountPath", "/etc/opctl/podinfo"}, {"readOnly", true}}})}};
+  if (!spec.resources.empty()) container["resources"] = spec.resources;
+  return container;
+}
+
+Json anti_affinity(const ClusterSpec& spec) {
+  Json term = {{"labelSelector", {{"matchLabels", {{k_cluster_label, spec.name}}}}},
+               {"topologyKey", "kubernetes.io/hostname"}};
+  return {{"podAntiAffinity",
+           {{"preferredDuringSchedulingIgnoredDuringExecution",
+             Json::array({{{"weight", 100}, {"podAffinityTerm", term}}})}}}};
+}
+
+Json service(const ClusterSpec& spec, const std::string& name, Json selector) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Service"},
+          {"metadata", child_metadata(spec, name)},
+          {"spec",
+           {{"type", "ClusterIP"},
+            {"selector", std::move(selector)},
+            {"ports", Json::array({{{"name", "postgres"},
+                                    {"port", k_postgres_port},
+                                    {"targetPort", k_postgres_port},
+                                    {"protocol", "TCP"}}})}}}};
+}
+
+}  // namespace
+
+Json child_metadata(const ClusterSpec& spec, const std::string& name) {
+  return {{"name", name}, {"namespace", spec.namespace_name}, {"labels", {{k_cluster_label, spec.name}}}};
+}
+
+Json pod_security_context(const ClusterSpec& spec) {
+  return {{"runAsUser", spec.postgres_uid},
+          {"runAsGroup", spec.postgres_gid},
+          {"fsGroup", spec.postgres_gid},
+          {"runAsNonRoot", spec.postgres_uid != 0}};
+}
+
+Json pvc_volume(const std::string& volume, const std::string& claim, bool read_only) {
+  Json source = {{"claimName", claim}};
+  if (read_only) source["readOnly"] = true;
+  return {{"name", volume}, {"persistentVolumeClaim", source}};
+}
+
+PodTemplate pod_template(const ClusterSpec& spec, const std::string& image) {
+  Json inputs = {{"generator", k_pod_generator_version},
+                 {"image", image},
+                 {"resources", spec.resources},
+                 {"uid", spec.postgres_uid},
+                 {"gid", spec.postgres_gid}};
+  return {image, model::sha256_hex(inputs.dump()).substr(0, 16)};
+}
+
+Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const std::string& instance,
+               const std::string& role) {
+  Json metadata = child_metadata(spec, instance);
+  metadata["labels"] = instance_labels(spec, instance);
+  metadata["labels"][k_role_label] = role;
+  metadata["annotations"] = {{k_spec_hash_annotation, pod_template.hash}};
+  Json podinfo = {
+      {"name", "podinfo"},
+      {"downwardAPI",
+       {{"items",
+         Json::array({{{"path", "labels"}, {"fieldRef", {{"fieldPath", "metadata.labels"}}}},
+                      {{"path", "annotations"}, {"fieldRef", {{"fieldPath", "metadata.annotations"}}}}})}}}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", metadata},
+          {"spec",
+           {{"serviceAccountName", spec.name},
+            {"securityContext", pod_security_context(spec)},
+            {"terminationGracePeriodSeconds", k_termination_grace_seconds},
+            {"affinity", anti_affinity(spec)},
+            {"containers", Json::array({postgres_container(spec, pod_template)})},
+            {"volumes", Json::array({pvc_volume("pgdata", instance), podinfo})}}}};
+}
+
+Json carry_over_pod(const ClusterSpec& spec, const Json& live, const std::string& role) {
+  std::string instance = live["metadata"].value("name", "");
+  Json metadata = child_metadata(spec, instance);
+  metadata["labels"] = instance_labels(spec, instance);
+  metadata["labels"][k_role_label] = role;
+  if (std::string hash = annotation_of(live, k_spec_hash_annotation); !hash.empty())
+    metadata["annotations"] = {{k_spec_hash_annotation, hash}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", metadata},
+          {"spec", live.value("spec", Json::object())}};
+}
+
+Json build_pvc(const ClusterSpec& spec, const std::string& instance) {
+  Json metadata = child_metadata(spec, instance);
+  metadata["labels"] = instance_labels(spec, instance);
+  Json pvc_spec = {{"accessModes", Json::array({"ReadWriteOnce"})},
+                   {"resources", {{"requests", {{"storage", spec.storage.size}}}}}};
+  if (!spec.storage.storage_class.empty()) pvc_spec["storageClassName"] = spec.storage.storage_class;
+  return {
+      {"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", metadata}, {"spec", pvc_spec}};
+}
+
+Json carry_over_pvc(const ClusterSpec& spec, const Json& live, bool detached) {
+  std::string instance = live["metadata"].value("name", "");
+  Json metadata = child_metadata(spec, instance);
+  metadata["labels"] = instance_labels(spec, instance);
+  if (detached) metadata["annotations"] = {{k_detached_annotation, "true"}};
+  Json pvc_spec = live.value("spec", Json::object());
+  // Volumes only grow; a smaller size in the spec applies to new volumes only.
+  Json::json_pointer storage("/resources/requests/storage");
+  std::string current =
+      pvc_spec.contains(storage) && pvc_spec[storage].is_string() ? pvc_spec[storage].get<std::string>() : "";
+  auto wanted_bytes = quantity_bytes(spec.storage.size);
+  auto current_bytes = quantity_bytes(current);
+  if (!detached && wanted_bytes && (!current_bytes || *wanted_bytes > *current_bytes))
+    pvc_spec[storage] = spec.storage.size;
+  return {
+      {"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}, {"metadata", metadata}, {"spec", pvc_spec}};
+}
+
+std::vector<Json> build_services(const ClusterSpec& spec) {
+  return {
+      service(spec, rw_service(spec.name), {{k_cluster_label, spec.name}, {k_role_label, k_role_primary}}),
+      service(spec, ro_service(spec.name), {{k_cluster_label, spec.name}, {k_role_label, k_role_replica}}),
+      service(spec, r_service(spec.name), {{k_cluster_label, spec.name}})};
+}
+
+std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
+  Json rules = Json::array(
+      {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "watch", "patch"}}},
+       {{"apiGroups", {""}},
+        {"resources", {"secrets"}},
+        {"resourceNames", {app_secret(spec.name), superuser_secret(spec.name)}},
+        {"verbs", {"get", "watch"}}},
+       {{"apiGroups", {k_group}},
+        {"resources", {"clusters"}},
+        {"resourceNames", {spec.name}},
+        {"verbs", {"get", "watch"}}}});
+  Json account = {
+      {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", child_metadata(spec, spec.name)}};
+  Json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+               {"kind", "Role"},
+               {"metadata", child_metadata(spec, spec.name)},
+               {"rules", rules}};
+  Json binding = {
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata", child_metadata(spec, spec.name)},
+      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", spec.name}}},
+      {"subjects",
+       Json::array({{{"kind", "ServiceAccount"}, {"name", spec.name}, {"namespace", spec.namespace_name}}})}};
+  return {account, role, binding};
+}
+
+Json carry_over_job(const Json& live) {
+  const Json& metadata = live["metadata"];
+  Json out_metadata = {{"name", metadata.value("name", "")}, {"namespace", metadata.value("namespace", "")}};
+  // Only the labels the pass set: the server adds its own (job-name, controller-uid).
+  Json labels = Json::object();
+  for (const char* key : {k_cluster_label, k_job_label, k_backup_label})
+    if (std::string value = label_of(live, key); !value.empty()) labels[key] = value;
+  out_metadata["labels"] = labels;
+  out_metadata["annotations"] = {{k_create_only_annotation, "true"}};
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata", out_metadata},
+          {"spec", live.value("spec", Json::object())}};
+}
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,50 @@
+// The children of a Cluster as full objects to server-side apply: instance
+// Pods and PVCs, the three Services, and the ServiceAccount the instances'
+// sidecar runs as. The runner adds the ownerReference and the owner-uid label.
+//
+// Pod and PVC specs are (mostly) immutable, so a child that already exists is
+// carried over from the live object with only its labels and annotations
+// recomputed; a changed spec means deleting the Pod and creating it anew.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kinds/cluster/cluster_spec.hpp"
+#include "model/object.hpp"
+
+namespace opctl::kinds::cluster {
+
+// What every instance Pod of one spec shares, and the hash that tells an
+// up-to-date Pod (annotation opctl.io/pod-spec-hash) from an outdated one.
+struct PodTemplate {
+  std::string image;
+  std::string hash;
+};
+PodTemplate pod_template(const ClusterSpec& spec, const std::string& image);
+
+model::Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const std::string& instance,
+                      const std::string& role);
+model::Json carry_over_pod(const ClusterSpec& spec, const model::Json& live, const std::string& role);
+
+model::Json build_pvc(const ClusterSpec& spec, const std::string& instance);
+// The live volume, expanded when spec.storage.size grew; `detached` marks a volume kept by a scale-down.
+model::Json carry_over_pvc(const ClusterSpec& spec, const model::Json& live, bool detached);
+
+// -rw (the primary), -ro (the replicas), -r (every instance).
+std::vector<model::Json> build_services(const ClusterSpec& spec);
+// ServiceAccount, Role and RoleBinding for the instances' sidecar: read and
+// patch Pods (its own annotations), read the Cluster and its two Secrets.
+std::vector<model::Json> build_instance_rbac(const ClusterSpec& spec);
+
+// A Job that already exists, listed again as it is and marked create-only:
+// a Job's template is immutable, so the runner never updates it.
+model::Json carry_over_job(const model::Json& live);
+
+// The metadata every child starts from: name, namespace, the cluster label.
+model::Json child_metadata(const ClusterSpec& spec, const std::string& name);
+// securityContext shared by instance Pods and Jobs: PostgreSQL's uid and gid.
+model::Json pod_security_context(const ClusterSpec& spec);
+model::Json pvc_volume(const std::string& volume, const std::string& claim, bool read_only = false);
+
+}  // namespace opctl::kinds::cluster

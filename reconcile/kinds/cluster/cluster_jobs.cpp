@@ -1,0 +1,204 @@
+#include "kinds/cluster/cluster_jobs.hpp"
+
+#include "kinds/cluster/backup_contract.hpp"
+#include "kinds/cluster/cluster_children.hpp"
+#include "kinds/cluster/cluster_names.hpp"
+#include "kinds/kind_reconciler.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::Json;
+
+constexpr const char* k_restore_script = R"sh(set -eu
+marker="$DATA_MOUNT/.opctl-restored"
+if [ -f "$marker" ]; then echo "already restored from $(cat "$marker")"; exit 0; fi
+if [ -e "$PGDATA/PG_VERSION" ]; then echo "refusing to restore: $PGDATA already holds a database" >&2; exit 1; fi
+# Artifact directories are UTC timestamps (20261129T030000Z): the last in name order is the newest.
+artifact=$(ls -1d "/backups/$BACKUP_NAME"/*Z 2>/dev/null | sort | tail -n 1 || true)
+if [ -z "$artifact" ]; then echo "Backup $BACKUP_NAME has no artifact under /backups/$BACKUP_NAME" >&2; exit 1; fi
+echo "restoring $artifact into $PGDATA"
+rm -rf "$PGDATA"
+mkdir -p "$PGDATA"
+chmod 0700 "$PGDATA"
+if [ -f "$artifact/base.tar.gz" ] || [ -f "$artifact/base.tar" ]; then
+  for file in "$artifact/base.tar.gz" "$artifact/base.tar"; do
+    if [ -f "$file" ]; then tar -xf "$file" -C "$PGDATA"; fi
+  done
+  for file in "$artifact/pg_wal.tar.gz" "$artifact/pg_wal.tar"; do
+    if [ -f "$file" ]; then mkdir -p "$PGDATA/pg_wal"; tar -xf "$file" -C "$PGDATA/pg_wal"; fi
+  done
+  rm -f "$PGDATA/postmaster.pid"
+elif ls "$artifact"/*.dump >/dev/null 2>&1; then
+  initdb -D "$PGDATA" -U postgres --auth-local=trust --auth-host=scram-sha-256
+  pg_ctl -D "$PGDATA" -w -o "-c listen_addresses='' -k /tmp" start
+  if [ -f "$artifact/globals.sql" ]; then psql -h /tmp -U postgres -d postgres -f "$artifact/globals.sql"; fi
+  if [ -z "$(psql -h /tmp -U postgres -d postgres -tAc "SELECT 1 FROM pg_roles WHERE rolname = '$OPCTL_APP_USER'")" ]; then
+    psql -h /tmp -U postgres -d postgres -v ON_ERROR_STOP=1 -c "CREATE ROLE \"$OPCTL_APP_USER\" LOGIN"
+  fi
+  for dump in "$artifact"/*.dump; do
+    if [ "$(basename "$dump" .dump)" = postgres ]; then
+      pg_restore -h /tmp -U postgres -d postgres --clean --if-exists "$dump"
+    else
+      pg_restore -h /tmp -U postgres -d postgres --create --exit-on-error "$dump"
+    fi
+  done
+  pg_ctl -D "$PGDATA" -w stop
+else
+  echo "$artifact holds neither base.tar[.gz] (pg_basebackup) nor *.dump files (pg_dump)" >&2
+  exit 1
+fi
+echo "$artifact" > "$marker"
+echo "restored $artifact"
+)sh";
+
+constexpr const char* k_copy_old_binaries_script = R"sh(set -eu
+cp -a "/usr/lib/postgresql/$OLD_MAJOR/." /old/lib/
+cp -a "/usr/share/postgresql/$OLD_MAJOR/." /old/share/
+)sh";
+
+constexpr const char* k_major_upgrade_script = R"sh(set -eu
+data="$DATA_MOUNT"
+old_bin="/usr/lib/postgresql/$OLD_MAJOR/bin"
+new_bin="/usr/lib/postgresql/$NEW_MAJOR/bin"
+# A previous attempt may have stopped between the two renames at the end.
+if [ ! -e "$data/pgdata" ] && [ -f "$data/pgdata-new/PG_VERSION" ]; then mv "$data/pgdata-new" "$data/pgdata"; fi
+version=$(cat "$data/pgdata/PG_VERSION")
+if [ "$version" = "$NEW_MAJOR" ]; then echo "already on PostgreSQL $NEW_MAJOR"; exit 0; fi
+if [ "$version" != "$OLD_MAJOR" ]; then echo "the data directory is PostgreSQL $version, not $OLD_MAJOR" >&2; exit 1; fi
+rm -rf "$data/pgdata-new"
+if "$old_bin/pg_controldata" "$data/pgdata" | grep -Eq '^Data page checksum version:[[:space:]]*[1-9]'; then
+  checksums=--data-checksums
+elif [ "$NEW_MAJOR" -ge 18 ]; then
+  checksums=--no-data-checksums
+else
+  checksums=
+fi
+"$new_bin/initdb" -D "$data/pgdata-new" -U postgres $checksums
+cd "$data"
+"$new_bin/pg_upgrade" --old-bindir "$old_bin" --new-bindir "$new_bin" \
+  --old-datadir "$data/pgdata" --new-datadir "$data/pgdata-new" --username postgres --link
+for conf in pg_hba.conf pg_ident.conf; do
+  if [ -f "$data/pgdata/$conf" ]; then cp "$data/pgdata/$conf" "$data/pgdata-new/$conf"; fi
+done
+old_copy="$data/pgdata-$OLD_MAJOR-$(date -u +%Y%m%dT%H%M%SZ)"
+mv "$data/pgdata" "$old_copy"
+mv "$data/pgdata-new" "$data/pgdata"
+echo "upgraded from PostgreSQL $OLD_MAJOR to $NEW_MAJOR; the old directory (hard links, never start it) is $old_copy"
+)sh";
+
+constexpr const char* k_final_backup_script = R"sh(set -eu
+if [ ! -f "$PGDATA/PG_VERSION" ]; then echo "$INSTANCE holds no database at $PGDATA" >&2; exit 1; fi
+dest="/backups/$BACKUP_NAME/$STAMP"
+partial="/backups/$BACKUP_NAME/.$STAMP.partial"
+if [ -d "$dest" ]; then echo "already written: $dest"; exit 0; fi
+rm -rf "$partial"
+mkdir -p "$partial"
+tar -czf "$partial/base.tar.gz" -C "$PGDATA" --exclude=./postmaster.pid --exclude=./postmaster.opts .
+printf '{"cluster":"%s","instance":"%s","kind":"final","method":"cold-tar","pgMajor":"%s"}\n' \
+  "$CLUSTER_NAME" "$INSTANCE" "$(cat "$PGDATA/PG_VERSION")" > "$partial/final-backup.json"
+mv "$partial" "$dest"
+echo "final backup written to $dest"
+)sh";
+
+Json env_value(const char* name, const std::string& value) {
+  return {{"name", name}, {"value", value}};
+}
+
+Json job(const ClusterSpec& spec, const std::string& name, const char* purpose, Json pod_spec) {
+  Json metadata = child_metadata(spec, name);
+  metadata["labels"][k_job_label] = purpose;
+  // A Job's template is immutable: created once, never updated.
+  metadata["annotations"] = {{k_create_only_annotation, "true"}};
+  pod_spec["restartPolicy"] = "Never";
+  pod_spec["securityContext"] = pod_security_context(spec);
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"metadata", metadata},
+          {"spec",
+           {{"backoffLimit", 2},
+            {"template",
+             {{"metadata", {{"labels", {{k_job_label, purpose}}}}}, {"spec", std::move(pod_spec)}}}}}};
+}
+
+Json script_container(const char* name, const std::string& image, const char* script, Json env, Json mounts) {
+  return {{"name", name},
+          {"image", image},
+          {"command", {"/bin/sh", "-c", script}},
+          {"env", std::move(env)},
+          {"volumeMounts", std::move(mounts)}};
+}
+
+Json mount(const char* volume, const std::string& path, bool read_only = false) {
+  Json out = {{"name", volume}, {"mountPath", path}};
+  if (read_only) out["readOnly"] = true;
+  return out;
+}
+
+Json named_volume(const char* name, const Json& source) {
+  Json volume = source;
+  volume["name"] = name;
+  return volume;
+}
+
+}  // namespace
+
+Json build_restore_job(const ClusterSpec& spec, const RestoreJobOptions& options) {
+  std::string instance = instance_name(spec.name, options.serial);
+  Json env = Json::array(
+      {env_value("PGDATA", k_pgdata),
+       env_value("DATA_MOUNT", k_data_mount),
+       env_value("BACKUP_NAME", options.backup),
+       {{"name", "OPCTL_APP_USER"},
+        {"valueFrom", {{"secretKeyRef", {{"name", app_secret(spec.name)}, {"key", "username"}}}}}}});
+  Json mounts = Json::array({mount("pgdata", k_data_mount), mount("backups", k_backup_mount, true)});
+  Json pod_spec = {
+      {"containers",
+       Json::array({script_container("restore", spec.image_name, k_restore_script, env, mounts)})},
+      {"volumes",
+       Json::array({pvc_volume("pgdata", instance), named_volume("backups", options.backup_volume)})}};
+  return job(spec, restore_job(spec.name, options.serial), "restore", std::move(pod_spec));
+}
+
+Json build_major_upgrade_job(const ClusterSpec& spec, const MajorUpgradeStatus& upgrade) {
+  std::string old_major = std::to_string(upgrade.from_major);
+  std::string new_major = std::to_string(upgrade.to_major);
+  Json copy = script_container(
+      "copy-old-binaries", upgrade.from_image, k_copy_old_binaries_script,
+      Json::array({env_value("OLD_MAJOR", old_major)}),
+      Json::array({{{"name", "old-binaries"}, {"mountPath", "/old/lib"}, {"subPath", "lib"}},
+                   {{"name", "old-binaries"}, {"mountPath", "/old/share"}, {"subPath", "share"}}}));
+  Json env = Json::array({env_value("DATA_MOUNT", k_data_mount), env_value("OLD_MAJOR", old_major),
+                          env_value("NEW_MAJOR", new_major)});
+  Json mounts = Json::array(
+      {mount("pgdata", k_data_mount),
+       {{"name", "old-binaries"}, {"mountPath", "/usr/lib/postgresql/" + old_major}, {"subPath", "lib"}},
+       {{"name", "old-binaries"},
+        {"mountPath", "/usr/share/postgresql/" + old_major},
+        {"subPath", "share"}}});
+  Json pod_spec = {
+      {"initContainers", Json::array({copy})},
+      {"containers",
+       Json::array({script_container("pg-upgrade", upgrade.to_image, k_major_upgrade_script, env, mounts)})},
+      {"volumes", Json::array({pvc_volume("pgdata", upgrade.primary),
+                               {{"name", "old-binaries"}, {"emptyDir", Json::object()}}})}};
+  return job(spec, major_upgrade_job(spec.name, upgrade.to_major), "major-upgrade", std::move(pod_spec));
+}
+
+Json build_final_backup_job(const ClusterSpec& spec, const FinalBackupJobOptions& options) {
+  Json env = Json::array({env_value("PGDATA", k_pgdata), env_value("BACKUP_NAME", options.backup),
+                          env_value("STAMP", options.stamp), env_value("CLUSTER_NAME", spec.name),
+                          env_value("INSTANCE", options.instance)});
+  Json mounts = Json::array({mount("pgdata", k_data_mount, true), mount("backups", k_backup_mount)});
+  Json pod_spec = {
+      {"containers",
+       Json::array({script_container("final-backup", options.image, k_final_backup_script, env, mounts)})},
+      {"volumes", Json::array({pvc_volume("pgdata", options.instance, true),
+                               named_volume("backups", options.backup_volume)})}};
+  Json out = job(spec, final_backup_job(spec.name), "final-backup", std::move(pod_spec));
+  out["metadata"]["labels"][k_backup_label] = options.backup;
+  out["metadata"]["labels"]["opctl.io/backup-trigger"] = "final";
+  return out;
+}
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,56 @@
+// The names a Cluster and its instances agree on: child names, the labels
+// Services select by, and the annotations the instance sidecar writes (the
+// contract is documented in opctl-cluster-kind(5)).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace opctl::kinds::cluster {
+
+inline constexpr const char* k_group = "opctl.io";
+inline constexpr const char* k_version = "v1alpha1";
+
+// Labels on instance Pods (and, without the role, on PVCs).
+inline constexpr const char* k_cluster_label = "opctl.io/cluster";
+inline constexpr const char* k_instance_label = "opctl.io/instance";
+inline constexpr const char* k_role_label = "opctl.io/role";
+inline constexpr const char* k_role_primary = "primary";
+inline constexpr const char* k_role_replica = "replica";
+// On the Jobs the pass runs: what the Job is for (restore, major-upgrade, final-backup).
+inline constexpr const char* k_job_label = "opctl.io/cluster-job";
+// On the final backup Job: the Backup whose target receives the artifact.
+inline constexpr const char* k_backup_label = "opctl.io/backup";
+
+// Written by the pass.
+inline constexpr const char* k_spec_hash_annotation = "opctl.io/pod-spec-hash";
+inline constexpr const char* k_detached_annotation = "opctl.io/detached";
+// Written by the instance sidecar.
+inline constexpr const char* k_received_lsn_annotation = "opctl.io/received-lsn";
+inline constexpr const char* k_replay_lsn_annotation = "opctl.io/replay-lsn";
+inline constexpr const char* k_lsn_annotation = "opctl.io/lsn";
+inline constexpr const char* k_instance_error_annotation = "opctl.io/instance-error";
+// Written by `opctl promote CLUSTER INSTANCE` on the Cluster: INSTANCE, optionally "@" and a nonce.
+inline constexpr const char* k_promote_annotation = "opctl.io/promote";
+
+inline constexpr const char* k_final_backup_finalizer = "opctl.io/final-backup";
+
+inline constexpr int k_postgres_port = 5432;
+inline constexpr const char* k_data_mount = "/var/lib/postgresql/data";
+inline constexpr const char* k_pgdata = "/var/lib/postgresql/data/pgdata";
+
+// "<cluster>-<serial>", the name of an instance's Pod and PVC.
+std::string instance_name(const std::string& cluster, int serial);
+// The serial of "<cluster>-<serial>"; nullopt for any other name.
+std::optional<int> serial_of(const std::string& cluster, const std::string& instance);
+
+std::string rw_service(const std::string& cluster);
+std::string ro_service(const std::string& cluster);
+std::string r_service(const std::string& cluster);
+std::string app_secret(const std::string& cluster);
+std::string superuser_secret(const std::string& cluster);
+std::string restore_job(const std::string& cluster, int serial);
+std::string major_upgrade_job(const std::string& cluster, int to_major);
+std::string final_backup_job(const std::string& cluster);
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,188 @@
+#include "kinds/cluster/cluster_pass.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "kinds/cluster/backup_contract.hpp"
+#include "kinds/cluster/cluster_names.hpp"
+#include "kinds/cluster/cluster_secrets.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::Json;
+
+std::string postgres_image(const Json& pod) {
+  for (const auto& container : pod.value("/spec/containers"_json_pointer, Json::array()))
+    if (container.value("name", "") == "postgres") return container.value("image", "");
+  return "";
+}
+
+}  // namespace
+
+ClusterPass::ClusterPass(const ClusterSpec& spec, const Observed& observed, Context& context)
+    : spec_(spec),
+      observed_(observed),
+      context_(context),
+      now_(context.clock.now()),
+      view_(observe_cluster(spec.name, observed.children)),
+      status_(ClusterStatus::from_json(observed.parent.value("status", Json::object()))) {}
+
+ReconcileResult ClusterPass::run() {
+  status_.latest_generated_node = std::max(status_.latest_generated_node, view_.highest_serial);
+  if (status_.data_image.empty()) {
+    // Which PostgreSQL the data belongs to: what the instances run, or the spec on a new cluster.
+    for (const auto& [serial, instance] : view_.instances)
+      if (instance.pod != nullptr && status_.data_image.empty())
+        status_.data_image = postgres_image(*instance.pod);
+    if (status_.data_image.empty() || !image_major_version(status_.data_image))
+      status_.data_image = spec_.image_name;
+    status_.data_major = image_major_version(status_.data_image).value_or(spec_.major_version);
+  }
+  if (observed_.finalizing)
+    finalize();
+  else
+    reconcile_running();
+
+  ReconcileResult result;
+  result.finalizers = plan_.finalizers;
+  result.keep_unlisted = !plan_.emit_children;
+  result.requeue_after = plan_.requeue;
+  result.children = plan_.emit_children ? children() : plan_.jobs;
+  if (!plan_.degraded.empty() && (plan_.phase.empty() || plan_.phase == "Healthy")) {
+    plan_.phase = "Degraded";
+    plan_.phase_reason = plan_.degraded_message;
+  }
+  status_.instances = static_cast<int>(view_.instances.size());
+  status_.ready_instances = 0;
+  status_.instance_names.clear();
+  for (const auto& [serial, instance] : view_.instances) {
+    status_.instance_names.push_back(instance.name);
+    if (instance.ready()) ++status_.ready_instances;
+  }
+  status_.phase = plan_.phase;
+  status_.phase_reason = plan_.phase_reason;
+  result.status = status_.to_json();
+  result.conditions = conditions();
+  return result;
+}
+
+void ClusterPass::reconcile_running() {
+  plan_.finalizers = {k_final_backup_finalizer};
+  if (bootstrap() || major_upgrade() || !manage_primary()) return;
+  if (scale_down() || wait_for_instances() || scale_up() || rolling_update() || promote_request()) return;
+  progress(
+      "Healthy", "",
+      fmt::format("{} instances Ready, {} is the primary", view_.instances.size(), status_.current_primary));
+}
+
+std::string ClusterPass::effective_image() const {
+  // Until a major upgrade has run (or when it was refused), Pods keep the image the data belongs to.
+  return spec_.major_version == status_.data_major ? spec_.image_name : status_.data_image;
+}
+
+PodTemplate ClusterPass::desired_template() const {
+  return pod_template(spec_, effective_image());
+}
+
+std::vector<ReplicaReport> ClusterPass::replica_reports(const std::string& except) const {
+  std::vector<ReplicaReport> reports;
+  for (const auto& [serial, instance] : view_.instances)
+    if (instance.name != except) reports.push_back(instance.report());
+  return reports;
+}
+
+std::optional<std::string> ClusterPass::pending_promote_request() const {
+  std::string request = annotation_of(observed_.parent, k_promote_annotation);
+  if (request.empty() || request == status_.last_promote_request) return std::nullopt;
+  return request;
+}
+
+const Json* ClusterPass::backup_for(const std::string& name, const std::string& purpose,
+                                    BackupProblem& problem) const {
+  const Json* backup = find_backup(observed_.related, name);
+  if (backup == nullptr) {
+    problem = {"BackupNotFound", fmt::format("Backup {} ({}) does not exist in namespace {}", name, purpose,
+                                             spec_.namespace_name)};
+    return nullptr;
+  }
+  if (!backup_target_volume(*backup)) {
+    problem = {"BackupTargetUnknown",
+               fmt::format("Backup {} ({}) names no target volume (spec.target.pvc or spec.target.volume)",
+                           name, purpose)};
+    return nullptr;
+  }
+  return backup;
+}
+
+void ClusterPass::progress(std::string phase, std::string reason, std::string message) {
+  plan_.phase = std::move(phase);
+  plan_.progressing = std::move(reason);
+  plan_.phase_reason = std::move(message);
+}
+
+void ClusterPass::degrade(std::string reason, std::string message) {
+  plan_.degraded = std::move(reason);
+  plan_.degraded_message = std::move(message);
+}
+
+void ClusterPass::block(std::string phase, std::string reason, std::string message) {
+  plan_.phase = std::move(phase);
+  plan_.phase_reason = message;
+  degrade(std::move(reason), std::move(message));
+}
+
+void ClusterPass::requeue(std::chrono::seconds after) {
+  if (!plan_.requeue || after < *plan_.requeue) plan_.requeue = after;
+}
+
+std::vector<Json> ClusterPass::children() const {
+  std::vector<Json> out = build_instance_rbac(spec_);
+  auto live_secret = [&](const std::string& name) {
+    auto found = view_.secrets.find(name);
+    return found == view_.secrets.end() ? nullptr : found->second;
+  };
+  out.push_back(app_secret_object(spec_, live_secret(app_secret(spec_.name)), context_.random));
+  out.push_back(superuser_secret_object(spec_, live_secret(superuser_secret(spec_.name)), context_.random));
+  for (auto& service : build_services(spec_))
+    out.push_back(std::move(service));
+
+  PodTemplate pod_template = desired_template();
+  auto role = [&](const std::string& instance) {
+    return instance == plan_.primary ? k_role_primary : k_role_replica;
+  };
+  for (const auto& [serial, instance] : view_.instances) {
+    bool removing = plan_.remove.count(serial) > 0;
+    bool detaching = plan_.detach.count(serial) > 0;
+    if (instance.volume_usable() && !removing) out.push_back(carry_over_pvc(spec_, *instance.pvc, detaching));
+    if (plan_.stop_all || removing || detaching || plan_.stop.count(serial) > 0) continue;
+    if (instance.has_live_pod())
+      out.push_back(carry_over_pod(spec_, *instance.pod, role(instance.name)));
+    else if (instance.pod == nullptr && instance.volume_usable() && plan_.hold.count(serial) == 0)
+      out.push_back(build_pod(spec_, pod_template, instance.name, role(instance.name)));
+  }
+  for (const Json* volume : view_.detached_volumes)
+    out.push_back(carry_over_pvc(spec_, *volume, true));
+  if (plan_.new_instance) {
+    std::string name = instance_name(spec_.name, *plan_.new_instance);
+    out.push_back(build_pvc(spec_, name));
+    if (plan_.new_instance_pod && !plan_.stop_all)
+      out.push_back(build_pod(spec_, pod_template, name, role(name)));
+  }
+  out.insert(out.end(), plan_.jobs.begin(), plan_.jobs.end());
+  return out;
+}
+
+std::vector<Condition> ClusterPass::conditions() const {
+  bool ready = plan_.phase == "Healthy" && plan_.degraded.empty();
+  return {
+      {"Ready", ready, ready ? "ClusterHealthy" : plan_.phase, plan_.phase_reason},
+      {"Progressing", !plan_.progressing.empty(), plan_.progressing.empty() ? "Idle" : plan_.progressing,
+       plan_.progressing.empty() ? "" : plan_.phase_reason},
+      {"Degraded", !plan_.degraded.empty(), plan_.degraded.empty() ? "AsExpected" : plan_.degraded,
+       plan_.degraded_message},
+  };
+}
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,113 @@
+// One reconcile pass over a Cluster: from the observed children and the
+// state kept in status, decide the one next step (bootstrap, restore, major
+// upgrade, failover, switchover, scale, rolling update) and the children that
+// express it. Level-based: nothing is remembered between passes but status.
+//
+// The steps live in their own files: cluster_bootstrap.cpp (new cluster,
+// restore), major_upgrade.cpp, cluster_primary.cpp (failover, switchover,
+// restart), scaling.cpp, rolling_update.cpp, final_backup.cpp.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kinds/cluster/cluster_children.hpp"
+#include "kinds/cluster/cluster_spec.hpp"
+#include "kinds/cluster/cluster_status.hpp"
+#include "kinds/cluster/cluster_view.hpp"
+#include "kinds/kind_reconciler.hpp"
+#include "kinds/kind_time.hpp"
+
+namespace opctl::kinds::cluster {
+
+// What this pass decided; turned into children, status and conditions at the end.
+struct Plan {
+  std::set<int> stop;    // serials whose Pod is deleted (recreated on a later pass, same volume)
+  std::set<int> remove;  // serials whose Pod and volume are deleted
+  std::set<int> detach;  // serials whose Pod is deleted and volume kept, detached
+  std::set<int> hold;    // serials whose missing Pod is not created yet
+  bool stop_all = false;
+  std::optional<int> new_instance;
+  bool new_instance_pod = true;
+  std::string primary;  // the instance labelled role=primary; empty: none
+  std::vector<model::Json> jobs;
+
+  std::string phase;
+  std::string phase_reason;
+  std::string progressing;  // reason; empty: nothing in progress
+  std::string degraded;     // reason; empty: nothing wrong
+  std::string degraded_message;
+  std::optional<std::chrono::seconds> requeue;
+
+  bool emit_children = true;  // false: list only `jobs` and delete nothing
+  std::vector<std::string> finalizers;
+};
+
+class ClusterPass {
+ public:
+  ClusterPass(const ClusterSpec& spec, const Observed& observed, Context& context);
+  ReconcileResult run();
+
+ private:
+  void reconcile_running();
+  void finalize();
+
+  // Each step returns true when it took this pass's step (later steps wait).
+  bool bootstrap();
+  bool recover();
+  bool recovery_job_step(const Instance& first);
+  bool major_upgrade();
+  bool upgrade_job_step();
+  bool manage_primary();  // false while the primary is being set up, moved or restarted
+  bool scale_down();
+  bool wait_for_instances();
+  bool scale_up();
+  bool rolling_update();
+  bool supervised_primary_update();
+  void update_primary();
+  bool promote_request();
+
+  // Primary changes.
+  void adopt_primary_if_unknown();
+  void continue_switchover();
+  bool continue_restart();
+  void fail_over(const std::string& winner, const std::string& why);
+  void start_switchover(const std::string& to, const std::string& why);
+  void restart_primary(const std::string& why);
+  void set_target(const std::string& instance);
+  void set_current(const std::string& instance);
+
+  // Helpers.
+  std::string effective_image() const;
+  PodTemplate desired_template() const;
+  std::vector<ReplicaReport> replica_reports(const std::string& except) const;
+  std::optional<std::string> pending_promote_request() const;
+  // The Backup of this name, with a target volume; nullptr, and why in `problem`, otherwise.
+  struct BackupProblem {
+    std::string reason;
+    std::string message;
+  };
+  const model::Json* backup_for(const std::string& name, const std::string& purpose,
+                                BackupProblem& problem) const;
+  void progress(std::string phase, std::string reason, std::string message);
+  void degrade(std::string reason, std::string message);
+  // The pass cannot go on: the phase it is stuck in, Degraded with this reason and message.
+  void block(std::string phase, std::string reason, std::string message);
+  void requeue(std::chrono::seconds after);
+
+  std::vector<model::Json> children() const;
+  std::vector<Condition> conditions() const;
+
+  const ClusterSpec& spec_;
+  const Observed& observed_;
+  Context& context_;
+  TimePoint now_;
+  ClusterView view_;
+  ClusterStatus status_;
+  Plan plan_;
+};
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,91 @@
+#include "kinds/cluster/cluster_reconciler.hpp"
+
+#include <fmt/format.h>
+
+#include "kinds/cluster/backup_contract.hpp"
+#include "kinds/cluster/cluster_crd.hpp"
+#include "kinds/cluster/cluster_names.hpp"
+#include "kinds/cluster/cluster_pass.hpp"
+#include "kinds/cluster/cluster_spec.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::GroupVersionKind;
+using model::Json;
+
+bool has_finalizer(const Json& parent, const std::string& name) {
+  for (const auto& finalizer : parent.value("/metadata/finalizers"_json_pointer, Json::array()))
+    if (finalizer == name) return true;
+  return false;
+}
+
+// A spec the pass cannot act on: change nothing, keep what status knew, say why.
+ReconcileResult invalid_spec(const Observed& observed, const std::vector<schema::Issue>& issues) {
+  std::vector<std::string> lines;
+  for (const auto& issue : issues)
+    lines.push_back(issue.field + ": " + issue.message);
+  std::string message = fmt::format("{}", fmt::join(lines, "; "));
+  ReconcileResult result;
+  result.keep_unlisted = true;
+  result.status = observed.parent.value("status", Json::object());
+  result.status.erase("conditions");
+  result.status.erase("observedGeneration");
+  result.status["phase"] = "Invalid";
+  result.status["phaseReason"] = message;
+  if (has_finalizer(observed.parent, k_final_backup_finalizer))
+    result.finalizers = {k_final_backup_finalizer};
+  result.conditions = {{"Ready", false, "InvalidSpec", message},
+                       {"Progressing", false, "InvalidSpec", ""},
+                       {"Degraded", true, "InvalidSpec", message}};
+  return result;
+}
+
+class ClusterReconciler : public KindReconciler {
+ public:
+  GroupVersionKind kind() const override { return {k_group, k_version, "Cluster"}; }
+
+  std::vector<GroupVersionKind> child_kinds() const override {
+    return {{"", "v1", "Pod"},
+            {"", "v1", "PersistentVolumeClaim"},
+            {"", "v1", "Service"},
+            {"", "v1", "Secret"},
+            {"", "v1", "ServiceAccount"},
+            {"rbac.authorization.k8s.io", "v1", "Role"},
+            {"rbac.authorization.k8s.io", "v1", "RoleBinding"},
+            {"batch", "v1", "Job"}};
+  }
+
+  std::vector<RelatedRef> related(const Json& parent) const override {
+    if (!check_cluster(parent).empty()) return {};
+    ClusterSpec spec = parse_cluster_spec(parent);
+    std::vector<RelatedRef> refs;
+    for (const auto& name : {spec.recovery_backup, spec.final_backup})
+      if (!name.empty()) refs.push_back({backup_kind(), spec.namespace_name, name});
+    return refs;
+  }
+
+  ReconcileResult reconcile(const Observed& observed, Context& context) override {
+    auto issues = check_cluster(observed.parent);
+    if (!issues.empty()) return invalid_spec(observed, issues);
+    ClusterSpec spec = parse_cluster_spec(observed.parent);
+    return ClusterPass(spec, observed, context).run();
+  }
+
+  std::vector<Problem> validate(const model::Object& object) const override {
+    std::vector<Problem> problems;
+    for (const auto& issue : check_cluster(object.body()))
+      problems.push_back({object.location().file, object.line_of(issue.pointer), issue.field, issue.message});
+    return problems;
+  }
+
+  Json custom_resource_definition() const override { return cluster_crd(); }
+};
+
+}  // namespace
+
+std::unique_ptr<KindReconciler> make_cluster_reconciler() {
+  return std::make_unique<ClusterReconciler>();
+}
+
+}  // namespace opctl::kinds::cluster

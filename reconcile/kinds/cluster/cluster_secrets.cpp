@@ -1,0 +1,73 @@
+#include "kinds/cluster/cluster_secrets.hpp"
+
+#include <fmt/format.h>
+
+#include "kinds/cluster/cluster_children.hpp"
+#include "kinds/cluster/cluster_names.hpp"
+#include "kube/base64.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::Json;
+
+struct Credentials {
+  std::string secret;
+  std::string username;
+  std::string database;
+};
+
+// The password comes from [A-Za-z0-9], so it needs no escaping in a URI or a pgpass line.
+Json secret_data(const ClusterSpec& spec, const Credentials& credentials, const std::string& password) {
+  std::string host = rw_host(spec);
+  std::string address = fmt::format("{}:{}", host, k_postgres_port);
+  std::string database = credentials.database == "*" ? "%2A" : credentials.database;
+  Json plain = {
+      {"username", credentials.username},
+      {"user", credentials.username},
+      {"password", password},
+      {"host", host},
+      {"port", std::to_string(k_postgres_port)},
+      {"dbname", credentials.database},
+      {"uri", fmt::format("postgresql://{}:{}@{}/{}", credentials.username, password, address, database)},
+      {"jdbc-uri", fmt::format("jdbc:postgresql://{}/{}?password={}&user={}", address, database, password,
+                               credentials.username)},
+      {"pgpass", fmt::format("{}:{}:{}:{}:{}\n", host, k_postgres_port, credentials.database,
+                             credentials.username, password)}};
+  Json data = Json::object();
+  for (const auto& [key, value] : plain.items())
+    data[key] = kube::base64_encode(value.get<std::string>());
+  return data;
+}
+
+Json secret_object(const ClusterSpec& spec, const Credentials& credentials, const Json* live,
+                   RandomSource& random) {
+  Json secret = {{"apiVersion", "v1"},
+                 {"kind", "Secret"},
+                 {"metadata", child_metadata(spec, credentials.secret)},
+                 {"type", "kubernetes.io/basic-auth"}};
+  // Generated once: an existing Secret keeps its data, whatever the spec says now.
+  if (live != nullptr && live->contains("data") && (*live)["data"].is_object() && !(*live)["data"].empty()) {
+    secret["data"] = (*live)["data"];
+    if (live->contains("type") && (*live)["type"].is_string()) secret["type"] = (*live)["type"];
+    return secret;
+  }
+  secret["data"] = secret_data(spec, credentials, random.token(k_password_length));
+  return secret;
+}
+
+}  // namespace
+
+std::string rw_host(const ClusterSpec& spec) {
+  return fmt::format("{}.{}.svc", rw_service(spec.name), spec.namespace_name);
+}
+
+Json app_secret_object(const ClusterSpec& spec, const Json* live, RandomSource& random) {
+  return secret_object(spec, {app_secret(spec.name), spec.owner, spec.database}, live, random);
+}
+
+Json superuser_secret_object(const ClusterSpec& spec, const Json* live, RandomSource& random) {
+  return secret_object(spec, {superuser_secret(spec.name), "postgres", "*"}, live, random);
+}
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,63 @@
+// A Cluster's spec: the one schema that yields both the CRD's OpenAPI schema
+// and `opctl validate`'s checks, and the parsed spec with its defaults.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kinds/schema/schema.hpp"
+#include "model/object.hpp"
+
+namespace opctl::kinds::cluster {
+
+// CloudNativePG's operand image; its tag starts with the PostgreSQL major version.
+inline constexpr const char* k_default_image = "ghcr.io/cloudnative-pg/postgresql:17.5";
+
+enum class PrimaryUpdateMethod { switchover, restart };
+enum class PrimaryUpdateStrategy { unsupervised, supervised };
+
+struct StorageSpec {
+  std::string size;
+  std::string storage_class;  // empty: the cluster's default StorageClass
+  bool retain_on_scale_down = false;
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string namespace_name;
+  int instances = 1;
+  std::string image_name = k_default_image;
+  int major_version = 0;  // from the image tag
+  StorageSpec storage;
+  model::Json resources = model::Json::object();
+  PrimaryUpdateMethod primary_update_method = PrimaryUpdateMethod::switchover;
+  PrimaryUpdateStrategy primary_update_strategy = PrimaryUpdateStrategy::unsupervised;
+  std::chrono::seconds failover_delay{0};
+  long postgres_uid = 26;
+  long postgres_gid = 26;
+  std::string database = "app";
+  std::string owner = "app";
+  std::string recovery_backup;  // spec.bootstrap.recovery.backup; empty: a new database (initdb)
+  std::string final_backup;     // spec.finalBackup.backup; empty: no backup at deletion
+};
+
+schema::Schema cluster_spec_schema();
+schema::Schema cluster_status_schema();
+
+// Every problem with a Cluster resource: metadata.name (it prefixes every
+// child's name) and the spec, with JSON pointers for file:line.
+std::vector<schema::Issue> check_cluster(const model::Json& resource);
+
+// The spec with defaults applied; call after check_cluster found nothing.
+ClusterSpec parse_cluster_spec(const model::Json& resource);
+
+// The PostgreSQL major version an image reference's tag starts with
+// ("ghcr.io/cloudnative-pg/postgresql:16.4-bookworm" -> 16); nullopt without one.
+std::optional<int> image_major_version(const std::string& image);
+
+// A Kubernetes quantity ("10Gi", "500M", "1.5Gi") in bytes; nullopt when malformed.
+std::optional<long double> quantity_bytes(const std::string& quantity);
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,105 @@
+#include "kinds/cluster/cluster_status.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::Json;
+
+std::string text(const Json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
+}
+
+int number(const Json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_number_integer()
+             ? object[key].get<int>()
+             : 0;
+}
+
+const Json* object_at(const Json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_object() ? &object[key] : nullptr;
+}
+
+// Leaves out empty strings and zeros, so a cleared field disappears from the status.
+void put(Json& out, const char* key, const std::string& value) {
+  if (!value.empty()) out[key] = value;
+}
+void put(Json& out, const char* key, int value) {
+  if (value != 0) out[key] = value;
+}
+
+}  // namespace
+
+ClusterStatus ClusterStatus::from_json(const Json& status) {
+  ClusterStatus out;
+  out.latest_generated_node = number(status, "latestGeneratedNode");
+  out.current_primary = text(status, "currentPrimary");
+  out.current_primary_timestamp = text(status, "currentPrimaryTimestamp");
+  out.target_primary = text(status, "targetPrimary");
+  out.target_primary_timestamp = text(status, "targetPrimaryTimestamp");
+  out.failing_since = text(status, "currentPrimaryFailingSinceTimestamp");
+  if (const Json* info = object_at(status, "pgDataImageInfo")) {
+    out.data_image = text(*info, "image");
+    out.data_major = number(*info, "majorVersion");
+  }
+  out.restarting_primary = text(status, "restartingPrimary");
+  if (const Json* recovery = object_at(status, "recovery"))
+    out.recovery = RecoveryStatus{text(*recovery, "backup"), text(*recovery, "job"), text(*recovery, "phase"),
+                                  text(*recovery, "completedAt")};
+  if (const Json* upgrade = object_at(status, "majorUpgrade"))
+    out.major_upgrade = MajorUpgradeStatus{text(*upgrade, "fromImage"),   text(*upgrade, "toImage"),
+                                           number(*upgrade, "fromMajor"), number(*upgrade, "toMajor"),
+                                           text(*upgrade, "primary"),     text(*upgrade, "job"),
+                                           text(*upgrade, "phase")};
+  if (const Json* final_backup = object_at(status, "finalBackup"))
+    out.final_backup = FinalBackupStatus{text(*final_backup, "backup"), text(*final_backup, "job"),
+                                         text(*final_backup, "phase")};
+  out.last_promote_request = text(status, "lastPromoteRequest");
+  return out;
+}
+
+Json ClusterStatus::to_json() const {
+  Json out = {
+      {"instances", instances}, {"readyInstances", ready_instances}, {"instanceNames", instance_names}};
+  put(out, "latestGeneratedNode", latest_generated_node);
+  put(out, "currentPrimary", current_primary);
+  put(out, "currentPrimaryTimestamp", current_primary_timestamp);
+  put(out, "targetPrimary", target_primary);
+  put(out, "targetPrimaryTimestamp", target_primary_timestamp);
+  put(out, "currentPrimaryFailingSinceTimestamp", failing_since);
+  if (!data_image.empty()) out["pgDataImageInfo"] = {{"image", data_image}, {"majorVersion", data_major}};
+  put(out, "restartingPrimary", restarting_primary);
+  if (recovery) {
+    Json entry = Json::object();
+    put(entry, "backup", recovery->backup);
+    put(entry, "job", recovery->job);
+    put(entry, "phase", recovery->phase);
+    put(entry, "completedAt", recovery->completed_at);
+    out["recovery"] = entry;
+  }
+  if (major_upgrade) {
+    Json entry = Json::object();
+    put(entry, "fromImage", major_upgrade->from_image);
+    put(entry, "toImage", major_upgrade->to_image);
+    put(entry, "fromMajor", major_upgrade->from_major);
+    put(entry, "toMajor", major_upgrade->to_major);
+    put(entry, "primary", major_upgrade->primary);
+    put(entry, "job", major_upgrade->job);
+    put(entry, "phase", major_upgrade->phase);
+    out["majorUpgrade"] = entry;
+  }
+  if (final_backup) {
+    Json entry = Json::object();
+    put(entry, "backup", final_backup->backup);
+    put(entry, "job", final_backup->job);
+    put(entry, "phase", final_backup->phase);
+    out["finalBackup"] = entry;
+  }
+  put(out, "lastPromoteRequest", last_promote_request);
+  put(out, "phase", phase);
+  put(out, "phaseReason", phase_reason);
+  return out;
+}
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,120 @@
+#include "kinds/cluster/cluster_view.hpp"
+
+#include <algorithm>
+
+#include "kinds/cluster/cluster_names.hpp"
+
+namespace opctl::kinds::cluster {
+namespace {
+
+using model::Json;
+
+std::string metadata_entry(const Json& object, const char* map, const char* key) {
+  if (!object.contains("metadata") || !object["metadata"].is_object()) return "";
+  const Json& metadata = object["metadata"];
+  if (!metadata.contains(map) || !metadata[map].is_object()) return "";
+  const Json& entries = metadata[map];
+  return entries.contains(key) && entries[key].is_string() ? entries[key].get<std::string>() : "";
+}
+
+bool has_condition(const Json& object, const char* type) {
+  if (!object.contains("status") || !object["status"].is_object()) return false;
+  const Json& status = object["status"];
+  if (!status.contains("conditions") || !status["conditions"].is_array()) return false;
+  return std::any_of(status["conditions"].begin(), status["conditions"].end(), [&](const Json& condition) {
+    return condition.is_object() && condition.value("type", "") == type &&
+           condition.value("status", "") == "True";
+  });
+}
+
+std::optional<Lsn> lsn_annotation(const Json& pod, const char* key) {
+  std::string text = annotation_of(pod, key);
+  if (text.empty()) text = annotation_of(pod, k_lsn_annotation);
+  return Lsn::parse(text);
+}
+
+}  // namespace
+
+std::string label_of(const Json& object, const char* key) {
+  return metadata_entry(object, "labels", key);
+}
+std::string annotation_of(const Json& object, const char* key) {
+  return metadata_entry(object, "annotations", key);
+}
+
+bool is_terminating(const Json& object) {
+  return object.contains("metadata") && object["metadata"].is_object() &&
+         object["metadata"].contains("deletionTimestamp") &&
+         !object["metadata"]["deletionTimestamp"].is_null();
+}
+
+bool pod_ready(const Json& pod) {
+  return !is_terminating(pod) && has_condition(pod, "Ready");
+}
+
+JobState job_state(const Json& job) {
+  if (has_condition(job, "Complete")) return JobState::succeeded;
+  if (has_condition(job, "Failed")) return JobState::failed;
+  return JobState::running;
+}
+
+std::string job_failure(const Json& job) {
+  for (const auto& condition : job.value("/status/conditions"_json_pointer, Json::array()))
+    if (condition.is_object() && condition.value("type", "") == "Failed")
+      return condition.value("message", condition.value("reason", "failed"));
+  return "failed";
+}
+
+std::string Instance::pod_spec_hash() const {
+  return pod == nullptr ? "" : annotation_of(*pod, k_spec_hash_annotation);
+}
+
+ReplicaReport Instance::report() const {
+  ReplicaReport report;
+  report.name = name;
+  report.ready = ready();
+  if (pod != nullptr) {
+    report.error = annotation_of(*pod, k_instance_error_annotation);
+    report.received = lsn_annotation(*pod, k_received_lsn_annotation);
+    report.replayed = lsn_annotation(*pod, k_replay_lsn_annotation);
+  }
+  return report;
+}
+
+const Instance* ClusterView::find(const std::string& name) const {
+  for (const auto& [serial, instance] : instances)
+    if (instance.name == name) return &instance;
+  return nullptr;
+}
+
+ClusterView observe_cluster(const std::string& cluster, const std::vector<Json>& children) {
+  ClusterView view;
+  for (const auto& child : children) {
+    std::string kind = child.value("kind", "");
+    std::string name = child.contains("metadata") ? child["metadata"].value("name", "") : "";
+    if (kind == "Job") {
+      view.jobs[name] = &child;
+    } else if (kind == "Secret") {
+      view.secrets[name] = &child;
+    } else if (kind == "Pod" || kind == "PersistentVolumeClaim") {
+      auto serial = serial_of(cluster, name);
+      if (!serial) continue;
+      view.highest_serial = std::max(view.highest_serial, *serial);
+      if (kind == "PersistentVolumeClaim" && annotation_of(child, k_detached_annotation) == "true") {
+        view.detached_volumes.push_back(&child);
+        continue;
+      }
+      Instance& instance = view.instances[*serial];
+      instance.serial = *serial;
+      instance.name = name;
+      (kind == "Pod" ? instance.pod : instance.pvc) = &child;
+    }
+  }
+  // What is left of a removed instance (a Pod or volume still terminating) is not an instance.
+  std::erase_if(view.instances, [](const auto& entry) {
+    return !entry.second.volume_usable() && !entry.second.has_live_pod();
+  });
+  return view;
+}
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,52 @@
+// What a pass sees of a Cluster: its children grouped into instances (the
+// Pod and the PVC of one serial), the detached volumes kept by a scale-down,
+// and the Jobs and Secrets, by name.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kinds/cluster/failover.hpp"
+#include "model/object.hpp"
+
+namespace opctl::kinds::cluster {
+
+std::string label_of(const model::Json& object, const char* key);
+std::string annotation_of(const model::Json& object, const char* key);
+bool is_terminating(const model::Json& object);
+// The Pod's Ready condition is True (and the Pod is not being deleted).
+bool pod_ready(const model::Json& pod);
+
+enum class JobState { running, succeeded, failed };
+JobState job_state(const model::Json& job);
+// The reason a failed Job gives (its Failed condition's message), for the status.
+std::string job_failure(const model::Json& job);
+
+struct Instance {
+  int serial = 0;
+  std::string name;
+  const model::Json* pod = nullptr;
+  const model::Json* pvc = nullptr;
+
+  bool has_live_pod() const { return pod != nullptr && !is_terminating(*pod); }
+  bool ready() const { return has_live_pod() && pod_ready(*pod); }
+  // A Pod may be (re)created on this volume.
+  bool volume_usable() const { return pvc != nullptr && !is_terminating(*pvc); }
+  std::string pod_spec_hash() const;
+  ReplicaReport report() const;
+};
+
+struct ClusterView {
+  std::map<int, Instance> instances;  // by serial; detached volumes are not instances
+  std::vector<const model::Json*> detached_volumes;
+  std::map<std::string, const model::Json*> jobs;
+  std::map<std::string, const model::Json*> secrets;
+  int highest_serial = 0;  // over every Pod and PVC seen, detached volumes included
+
+  const Instance* find(const std::string& name) const;
+};
+
+ClusterView observe_cluster(const std::string& cluster, const std::vector<model::Json>& children);
+
+}  // namespace opctl::kinds::cluster

@@ -1,0 +1,194 @@
+#include "kinds/cron/cron_schedule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <sstream>
+
+namespace opctl::kinds::cron {
+namespace {
+
+using namespace std::chrono;
+
+struct FieldSpec {
+  const char* name;
+  int low, high;
+  std::vector<std::string> names;  // names[i] means low + i
+  bool question_mark;              // `?` allowed (the day fields)
+};
+
+const FieldSpec k_minute{"minute", 0, 59, {}, false};
+const FieldSpec k_hour{"hour", 0, 23, {}, false};
+const FieldSpec k_day{"day-of-month", 1, 31, {}, true};
+const FieldSpec k_month{"month", 1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
+                        false};
+const FieldSpec k_weekday{"day-of-week", 0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}, true};
+
+[[noreturn]] void fail(const std::string& message) { throw Error(ErrorCategory::invalid_input, message); }
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.emplace_back();
+  return parts;
+}
+
+std::vector<std::string> fields_of(const std::string& expression) {
+  std::vector<std::string> fields;
+  std::istringstream in(expression);
+  for (std::string field; in >> field;) fields.push_back(field);
+  return fields;
+}
+
+int value_of(const std::string& text, const FieldSpec& spec) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (std::size_t i = 0; i < spec.names.size(); ++i)
+    if (lower == spec.names[i]) return spec.low + static_cast<int>(i);
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+    fail(fmt::format("{} field: \"{}\" is not a number{}", spec.name, text,
+                     spec.names.empty() ? "" : fmt::format(" or a name ({}-{})", spec.names.front(), spec.names.back())));
+  if (text.size() > 4) fail(fmt::format("{} field: {} is out of range {}-{}", spec.name, text, spec.low, spec.high));
+  int value = std::stoi(text);
+  if (value < spec.low || value > spec.high) {
+    std::string hint = &spec == &k_weekday && value == 7 ? " (use 0 or sun for Sunday: Kubernetes rejects 7)" : "";
+    fail(fmt::format("{} field: {} is out of range {}-{}{}", spec.name, value, spec.low, spec.high, hint));
+  }
+  return value;
+}
+
+// One field: a comma list of `*`, `?`, `a`, `a-b`, each with an optional `/step`.
+// Returns whether the field counts as unrestricted (star).
+template <std::size_t N>
+bool parse_field(const std::string& text, const FieldSpec& spec, std::bitset<N>& bits) {
+  bool star = false;
+  for (const auto& part : split(text, ',')) {
+    if (part.empty()) fail(fmt::format("{} field: empty list item in \"{}\"", spec.name, text));
+    auto pieces = split(part, '/');
+    if (pieces.size() > 2) fail(fmt::format("{} field: \"{}\" has more than one step", spec.name, part));
+    const std::string& range = pieces[0];
+    int step = 1;
+    if (pieces.size() == 2) {
+      const std::string& step_text = pieces[1];
+      if (step_text.empty() || step_text.size() > 4 ||
+          !std::all_of(step_text.begin(), step_text.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+        fail(fmt::format("{} field: step \"{}\" is not a number", spec.name, step_text));
+      step = std::stoi(step_text);
+      if (step == 0) fail(fmt::format("{} field: a step of 0 never advances", spec.name));
+    }
+    int low = spec.low, high = spec.high;
+    if (range == "*" || range == "?") {
+      if (range == "?" && !spec.question_mark)
+        fail(fmt::format("{} field: \"?\" is allowed only in the day-of-month and day-of-week fields", spec.name));
+      if (step == 1) star = true;
+    } else if (auto dash = range.find('-'); dash != std::string::npos) {
+      low = value_of(range.substr(0, dash), spec);
+      high = value_of(range.substr(dash + 1), spec);
+      if (low > high) fail(fmt::format("{} field: range \"{}\" starts after it ends", spec.name, range));
+    } else {
+      low = value_of(range, spec);
+      // "a/step" means from a to the end, stepping (as CronJobs read it).
+      if (pieces.size() == 1) high = low;
+    }
+    for (int value = low; value <= high; value += step) bits.set(static_cast<std::size_t>(value));
+  }
+  return star;
+}
+
+const std::map<std::string, std::string> k_macros = {
+    {"@yearly", "0 0 1 1 *"}, {"@annually", "0 0 1 1 *"}, {"@monthly", "0 0 1 * *"}, {"@weekly", "0 0 * * 0"},
+    {"@daily", "0 0 * * *"},  {"@midnight", "0 0 * * *"}, {"@hourly", "0 * * * *"}};
+
+std::string expand_macro(const std::string& expression) {
+  std::string lower = expression;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (auto found = k_macros.find(lower); found != k_macros.end()) return found->second;
+  if (lower.starts_with("@every"))
+    fail("@every is not supported: write the interval as 5 fields, e.g. \"*/15 * * * *\" for every 15 minutes");
+  fail(fmt::format("unknown macro \"{}\" (known: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)",
+                   expression));
+}
+
+[[noreturn]] void reject_six_fields(const std::vector<std::string>& fields) {
+  std::vector<std::string> rest(fields.begin() + 1, fields.end());
+  std::string equivalent = fmt::format("{}", fmt::join(rest, " "));
+  std::string seconds_note =
+      fields[0] == "0" ? "" : fmt::format(" (the seconds field \"{}\" cannot be kept: runs start on whole minutes)",
+                                          fields[0]);
+  fail(fmt::format("\"{}\" has 6 fields, but schedules have 5 (minute hour day-of-month month day-of-week) and no "
+                   "seconds field; read seconds-first, it is \"{}\"{}",
+                   fmt::join(fields, " "), equivalent, seconds_note));
+}
+
+}  // namespace
+
+CronSchedule CronSchedule::parse(const std::string& expression) {
+  std::string text = expression;
+  auto trimmed = fields_of(text);
+  if (trimmed.empty()) fail("the schedule is empty");
+  if (trimmed[0].starts_with("TZ=") || trimmed[0].starts_with("CRON_TZ="))
+    fail("a time zone inside the schedule is not supported: set spec.timeZone instead");
+  if (trimmed[0].starts_with("@")) {
+    if (trimmed.size() > 1 && !trimmed[0].starts_with("@every"))
+      fail(fmt::format("\"{}\": a macro such as {} stands alone, without further fields", expression, trimmed[0]));
+    trimmed = fields_of(expand_macro(trimmed[0]));
+  }
+  if (trimmed.size() == 6) reject_six_fields(trimmed);
+  if (trimmed.size() != 5)
+    fail(fmt::format("\"{}\" has {} fields; a schedule has 5: minute hour day-of-month month day-of-week", expression,
+                     trimmed.size()));
+  CronSchedule schedule;
+  schedule.expression_ = expression;
+  parse_field(trimmed[0], k_minute, schedule.minutes_);
+  parse_field(trimmed[1], k_hour, schedule.hours_);
+  schedule.days_star_ = parse_field(trimmed[2], k_day, schedule.days_);
+  parse_field(trimmed[3], k_month, schedule.months_);
+  schedule.weekdays_star_ = parse_field(trimmed[4], k_weekday, schedule.weekdays_);
+  return schedule;
+}
+
+bool CronSchedule::day_matches(year_month_day date) const {
+  if (!months_.test(static_cast<unsigned>(date.month()))) return false;
+  bool day = days_.test(static_cast<unsigned>(date.day()));
+  bool weekday = weekdays_.test(std::chrono::weekday(sys_days(date)).c_encoding());
+  if (days_star_ || weekdays_star_) return day && weekday;
+  return day || weekday;
+}
+
+std::optional<Seconds> CronSchedule::next_after(Seconds after, const TimeZone& zone) const {
+  // Walk wall-clock times from a little before `after` (a repeated hour can
+  // put an earlier wall-clock time later in UTC), keeping the earliest UTC
+  // time after `after`; stop a few hours of wall clock past the first hit.
+  constexpr auto k_window = hours(3);
+  constexpr int k_days_searched = 366 * 9;  // 29 February can be 8 years away
+  local_seconds start{(after + seconds(zone.offset_at(after))).time_since_epoch()};
+  start = floor<minutes>(start) - k_window;
+  local_days day = floor<days>(start);
+  std::optional<Seconds> best;
+  std::optional<local_seconds> first_hit;
+  for (int n = 0; n < k_days_searched; ++n, day += days(1)) {
+    if (first_hit && local_seconds(day) > *first_hit + k_window) break;
+    if (!day_matches(year_month_day{sys_days(day.time_since_epoch())})) continue;
+    for (int hour = 0; hour < 24; ++hour) {
+      if (!hours_.test(static_cast<std::size_t>(hour))) continue;
+      for (int minute = 0; minute < 60; ++minute) {
+        if (!minutes_.test(static_cast<std::size_t>(minute))) continue;
+        local_seconds local = local_seconds(day) + hours(hour) + minutes(minute);
+        if (local < start) continue;
+        if (first_hit && local > *first_hit + k_window) return best;
+        for (auto utc : zone.all_utc(local)) {
+          if (utc <= after || (best && utc >= *best)) continue;
+          best = utc;
+          if (!first_hit) first_hit = local;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace opctl::kinds::cron

@@ -1,0 +1,66 @@
+// Runs the custom-kind reconcilers after the apply pass: for every custom
+// resource of a registered kind in the desired set, and every live member of
+// the set that is being deleted while it still carries a finalizer of the
+// controller's field manager, it reads the parent, its children (by the
+// owner-uid label, one LIST per child kind) and the related objects, calls
+// reconcile(), then writes the result with field manager opctl-controller:
+// server-side applies the children (controller ownerReference, owner-uid
+// label; create-only children only when missing), deletes owned children no
+// longer listed (unless keep_unlisted) and the explicit deletions, applies
+// metadata.finalizers, and applies the status subresource with
+// observedGeneration and conditions.
+//
+// Each resource's outcome lands in the pass report: children as their own
+// outcomes (created / configured / unchanged / pruned / failed), the parent's
+// outcome gets its Ready or Degraded message and becomes `failed` when it is
+// Degraded or could not be reconciled. A failure in one resource never stops
+// the others. With `wait`, rounds repeat while a resource is not Ready and
+// asked for a requeue, until the deadline (then the pass is timed-out).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "apply/apply_pass.hpp"
+#include "kinds/kind_registry.hpp"
+#include "kube/api_client.hpp"
+
+namespace opctl::kinds {
+
+struct RunnerOptions {
+  std::string applyset_id;  // members carry applyset.kubernetes.io/part-of=<id>
+  bool wait = false;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::string delete_propagation = "Background";
+  std::function<void(const apply::ObjectOutcome&)> on_outcome;
+  std::function<void(const std::string&)> on_waiting;  // one line: what the wait is for
+};
+
+class KindRunner {
+ public:
+  KindRunner(kube::ApiClient& client, const KindRegistry& registry, Context context, RunnerOptions options);
+
+  // Reconciles the custom resources of `desired` (namespaces already
+  // defaulted) and the finalizing members; records into `report`.
+  void run(const std::vector<model::Object>& desired, apply::PassReport& report);
+
+ private:
+  struct Target;
+  struct TargetState;
+  class ResourcePass;
+
+  std::vector<Target> targets(const std::vector<model::Object>& desired);
+  void finalizing_members(std::vector<Target>& found);
+  void record_parent(const Target& target, TargetState& state, apply::PassReport& report);
+  void settle(const std::vector<Target>& targets, std::vector<TargetState>& states, apply::PassReport& report,
+              bool timed_out);
+
+  kube::ApiClient& client_;
+  const KindRegistry& registry_;
+  Context context_;
+  RunnerOptions options_;
+};
+
+}  // namespace opctl::kinds

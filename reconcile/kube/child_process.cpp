@@ -1,0 +1,101 @@
+#include "kube/child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstring>
+
+#include "model/error.hpp"
+
+extern char** environ;
+
+namespace opctl::kube {
+namespace {
+
+// The child's environment, built before fork: setenv after fork is not
+// async-signal-safe in a program with threads.
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& extra_env) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string text(*entry);
+    if (!extra_env.contains(text.substr(0, text.find('=')))) entries.push_back(std::move(text));
+  }
+  for (const auto& [name, value] : extra_env) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& text : strings) out.push_back(text.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Reads both pipes until both are closed, so a chatty stderr cannot block stdout.
+void drain(int out_fd, int err_fd, ProcessResult& result) {
+  std::array<pollfd, 2> fds{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0}};
+  std::array<std::string*, 2> into{&result.out, &result.err};
+  std::array<char, 4096> buffer;
+  int open_count = 2;
+  while (open_count > 0) {
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      ssize_t count = read(fds[i].fd, buffer.data(), buffer.size());
+      if (count > 0) {
+        into[i]->append(buffer.data(), std::size_t(count));
+      } else if (count == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& extra_env) {
+  std::vector<std::string> args_text = argv;
+  std::vector<std::string> env_text = child_environment(extra_env);
+  std::vector<char*> args = pointers(args_text);
+  std::vector<char*> env = pointers(env_text);
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw ClusterError("exec plugin: cannot create a pipe");
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    throw ClusterError("exec plugin: cannot create a pipe");
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    throw ClusterError("exec plugin: cannot fork");
+  }
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) dup2(null_fd, 0);
+    execvpe(args[0], args.data(), env.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  ProcessResult result;
+  drain(out_pipe[0], err_pipe[0], result);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+}  // namespace opctl::kube

@@ -1,0 +1,309 @@
+"""The Cluster kind against the real control plane.
+
+There is no kubelet in the test environment, so the tests play it and the
+instance sidecar: they mark Pods Ready through the status subresource, write
+the LSN annotations, and finish Jobs. Every check reads back with kubectl.
+CRDs are cluster-wide and shared: installed idempotently, never deleted.
+"""
+import base64
+import json
+import time
+
+import pytest
+
+OLD_IMAGE = "ghcr.io/cloudnative-pg/postgresql:16.4"
+NEW_IMAGE = "ghcr.io/cloudnative-pg/postgresql:16.6"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def crds(cluster):
+    printed = cluster.opctl("crds")
+    assert printed.returncode == 0, printed.stderr
+    cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=printed.stdout)
+    cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/clusters.opctl.io",
+                    "crd/backups.opctl.io")
+
+
+def cluster_yaml(namespace, instances=3, image=OLD_IMAGE, extra=""):
+    return (f"apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: db\n  namespace: {namespace}\n"
+            f"spec:\n  instances: {instances}\n  imageName: {image}\n  storage:\n    size: 1Gi\n{extra}")
+
+
+class Db:
+    """One Cluster named db in a test namespace, and the kubelet/sidecar stand-in."""
+
+    def __init__(self, cluster, namespace, manifests):
+        self.cluster, self.namespace, self.manifests = cluster, namespace, manifests
+        self.root = None
+
+    def write(self, **kwargs):
+        self.root = self.manifests({"db.yaml": cluster_yaml(self.namespace, **kwargs)})
+
+    def write_files(self, files):
+        self.root = self.manifests(files)
+
+    def reconcile(self):
+        result = self.cluster.reconcile("--path", str(self.root))
+        assert result.returncode in (0, 3), result.stdout + result.stderr
+        return result
+
+    def get(self, *args):
+        return self.cluster.get_json(*args, "-n", self.namespace)
+
+    def resource(self):
+        return self.get("clusters.opctl.io", "db")
+
+    def status(self):
+        return self.resource().get("status", {})
+
+    def condition(self, kind):
+        for condition in self.status().get("conditions", []):
+            if condition["type"] == kind:
+                return condition
+        return {}
+
+    def pods(self):
+        items = self.get("pods", "-l", "opctl.io/cluster=db")["items"]
+        return {pod["metadata"]["name"]: pod for pod in items}
+
+    def pod_names(self):
+        return sorted(self.pods(), key=lambda name: int(name.rsplit("-", 1)[1]))
+
+    def pvc_names(self, include_terminating=False):
+        items = self.get("pvc", "-l", "opctl.io/cluster=db")["items"]
+        names = [p["metadata"]["name"] for p in items
+                 if include_terminating or "deletionTimestamp" not in p["metadata"]]
+        return sorted(names, key=lambda name: int(name.rsplit("-", 1)[1]))
+
+    def set_ready(self, pod, ready=True):
+        patch = {"status": {"phase": "Running",
+                            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}}
+        self.cluster.kubectl("patch", "pod", pod, "-n", self.namespace, "--subresource=status", "--type=merge",
+                             "-p", json.dumps(patch))
+
+    def ready_all(self):
+        for name, pod in self.pods().items():
+            conditions = pod.get("status", {}).get("conditions", [])
+            if not any(c["type"] == "Ready" for c in conditions):
+                self.set_ready(name)
+
+    def annotate(self, pod, key, value):
+        self.cluster.kubectl("annotate", "pod", pod, "-n", self.namespace, f"{key}={value}", "--overwrite")
+
+    def complete_job(self, name):
+        """What the Job controller writes when the Pod exits 0. The real Job controller runs here too and may
+        already have started the Job (active, startTime): keep its startTime, which is immutable once set."""
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        for attempt in range(5):
+            start = self.get("job", name).get("status", {}).get("startTime", now)
+            patch = {"status": {"startTime": start, "completionTime": now, "active": 0, "ready": 0, "succeeded": 1,
+                                "conditions": [
+                                    {"type": "SuccessCriteriaMet", "status": "True", "lastTransitionTime": now},
+                                    {"type": "Complete", "status": "True", "lastTransitionTime": now}]}}
+            result = self.cluster.kubectl("patch", "job", name, "-n", self.namespace, "--subresource=status",
+                                          "--type=merge", "-p", json.dumps(patch), check=False)
+            if result.returncode == 0:
+                return
+            time.sleep(0.5)
+        raise AssertionError(f"could not complete job {name}: {result.stderr}")
+
+    def settle(self, passes=12):
+        """Passes, playing kubelet, until the Cluster is Healthy."""
+        for _ in range(passes):
+            self.ready_all()
+            self.reconcile()
+            if self.status().get("phase") == "Healthy":
+                return
+        pytest.fail(f"not Healthy after {passes} passes: {self.status()}")
+
+    def primaries(self):
+        """The Pods the -rw Service selects."""
+        selector = self.get("service", "db-rw")["spec"]["selector"]
+        labels = ",".join(f"{key}={value}" for key, value in selector.items())
+        return sorted(pod["metadata"]["name"] for pod in self.get("pods", "-l", labels)["items"])
+
+
+@pytest.fixture
+def db(cluster, namespace, manifests):
+    return Db(cluster, namespace, manifests)
+
+
+def decode(secret, key):
+    return base64.b64decode(secret["data"][key]).decode()
+
+
+def test_a_three_instance_cluster_bootstraps_with_its_children(db):
+    db.write()
+    db.reconcile()
+    assert db.pod_names() == ["db-1"]
+    assert db.pvc_names() == ["db-1"]
+    uid = db.resource()["metadata"]["uid"]
+    pod = db.pods()["db-1"]
+    assert pod["metadata"]["labels"]["opctl.io/role"] == "primary"
+    for kind, name in [("pod", "db-1"), ("pvc", "db-1"), ("service", "db-rw"), ("service", "db-ro"),
+                       ("service", "db-r"), ("secret", "db-app"), ("secret", "db-superuser")]:
+        owner = db.get(kind, name)["metadata"]["ownerReferences"][0]
+        assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == ("Cluster", "db", uid, True)
+    assert db.get("service", "db-rw")["spec"]["selector"] == {"opctl.io/cluster": "db", "opctl.io/role": "primary"}
+    assert db.get("service", "db-ro")["spec"]["selector"] == {"opctl.io/cluster": "db", "opctl.io/role": "replica"}
+    assert db.get("service", "db-r")["spec"]["selector"] == {"opctl.io/cluster": "db"}
+
+    app = db.get("secret", "db-app")
+    assert app["type"] == "kubernetes.io/basic-auth"
+    assert decode(app, "host") == f"db-rw.{db.namespace}.svc"
+    assert decode(app, "username") == "app"
+    assert len(decode(app, "password")) == 64
+    for key in ("port", "dbname", "uri", "jdbc-uri", "pgpass"):
+        assert key in app["data"]
+    assert decode(db.get("secret", "db-superuser"), "username") == "postgres"
+    secrets = {name: db.get("secret", name) for name in ("db-app", "db-superuser")}
+
+    db.settle()
+    assert db.pod_names() == ["db-1", "db-2", "db-3"]
+    assert db.primaries() == ["db-1"]
+    status = db.status()
+    assert (status["readyInstances"], status["currentPrimary"], status["targetPrimary"]) == (3, "db-1", "db-1")
+    assert db.condition("Ready")["status"] == "True"
+    assert db.resource()["metadata"]["finalizers"] == ["opctl.io/final-backup"]
+    # Generated once: the same data, not even rewritten.
+    for name, before in secrets.items():
+        after = db.get("secret", name)
+        assert after["data"] == before["data"]
+        assert after["metadata"]["resourceVersion"] == before["metadata"]["resourceVersion"]
+
+
+def test_scale_up_one_per_pass_then_down_removing_the_highest_serials(db):
+    db.write()
+    db.settle()
+    db.write(instances=5)
+    db.reconcile()
+    assert db.pod_names() == ["db-1", "db-2", "db-3", "db-4"]
+    db.reconcile()  # db-4 is not Ready: nothing more
+    assert db.pod_names() == ["db-1", "db-2", "db-3", "db-4"]
+    db.settle()
+    assert db.pod_names() == ["db-1", "db-2", "db-3", "db-4", "db-5"]
+
+    db.write(instances=2)
+    seen = []
+    for _ in range(3):
+        db.reconcile()
+        seen.append(db.pod_names())
+    assert seen == [["db-1", "db-2", "db-3", "db-4"], ["db-1", "db-2", "db-3"], ["db-1", "db-2"]]
+    db.settle()
+    assert db.primaries() == ["db-1"]
+    deadline = time.time() + 60
+    while db.pvc_names(include_terminating=True) != ["db-1", "db-2"] and time.time() < deadline:
+        time.sleep(1)
+    assert db.pvc_names(include_terminating=True) == ["db-1", "db-2"]
+
+    db.write(instances=3)
+    db.settle()
+    assert db.pod_names() == ["db-1", "db-2", "db-6"]  # serials are never reused
+
+
+def test_failover_promotes_the_highest_lsn_and_rw_follows(db):
+    db.write()
+    db.settle()
+    db.annotate("db-2", "opctl.io/received-lsn", "0/3000060")
+    db.annotate("db-3", "opctl.io/received-lsn", "0/3000100")
+    db.set_ready("db-1", False)
+    db.reconcile()
+    status = db.status()
+    assert (status["currentPrimary"], status["targetPrimary"]) == ("db-3", "db-3")
+    assert db.primaries() == ["db-3"]
+    db.settle()
+    assert db.primaries() == ["db-3"]
+    assert db.pods()["db-1"]["metadata"]["labels"]["opctl.io/role"] == "replica"
+
+
+def test_no_promotion_without_a_ready_replica(db):
+    db.write()
+    db.settle()
+    for name in ("db-2", "db-3", "db-1"):
+        db.set_ready(name, False)
+    result = db.reconcile()
+    assert db.status()["currentPrimary"] == "db-1"
+    assert db.primaries() == ["db-1"]
+    degraded = db.condition("Degraded")
+    assert (degraded["status"], degraded["reason"]) == ("True", "NoReadyReplica"), result.stdout
+    db.set_ready("db-2", True)
+    db.reconcile()
+    assert db.primaries() == ["db-2"]
+
+
+def test_rolling_update_order_pass_by_pass(db):
+    db.write()
+    db.settle()
+    db.write(image=NEW_IMAGE)
+
+    def images():
+        return {name: pod["spec"]["containers"][0]["image"] for name, pod in db.pods().items()}
+
+    db.reconcile()
+    assert db.pod_names() == ["db-1", "db-2"]
+    db.reconcile()
+    assert images()["db-3"] == NEW_IMAGE
+    db.reconcile()  # db-3 not Ready: db-2 waits
+    assert images()["db-2"] == OLD_IMAGE
+    db.set_ready("db-3")
+    db.reconcile()
+    assert db.pod_names() == ["db-1", "db-3"]
+    db.reconcile()
+    assert images()["db-2"] == NEW_IMAGE
+    db.set_ready("db-2")
+    db.annotate("db-2", "opctl.io/received-lsn", "0/5000000")
+    db.annotate("db-3", "opctl.io/received-lsn", "0/4000000")
+    # Switchover: the old primary stops first...
+    db.reconcile()
+    assert db.status()["targetPrimary"] == "db-2"
+    assert db.pod_names() == ["db-2", "db-3"]
+    assert db.primaries() == []
+    # ...then the most advanced updated replica is the primary, and the old one returns updated.
+    db.reconcile()
+    assert db.primaries() == ["db-2"]
+    assert images() == {"db-1": NEW_IMAGE, "db-2": NEW_IMAGE, "db-3": NEW_IMAGE}
+    db.settle()
+    assert db.status()["currentPrimary"] == "db-2"
+
+
+def test_deletion_takes_a_final_backup_then_the_garbage_collector_removes_the_children(db):
+    backup = (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: backup-store\n"
+              f"  namespace: {db.namespace}\nspec:\n  accessModes: [ReadWriteOnce]\n"
+              f"  resources:\n    requests:\n      storage: 1Gi\n---\n"
+              f"apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: archive\n"
+              f"  namespace: {db.namespace}\nspec:\n  cluster: db\n  schedule: \"0 3 * * *\"\n  suspend: true\n"
+              f"  target:\n    pvc: backup-store\n")
+    files = {"db.yaml": cluster_yaml(db.namespace, instances=2, extra="  finalBackup:\n    backup: archive\n"),
+             "backup.yaml": backup}
+    db.write_files(files)
+    db.settle()
+    db.cluster.kubectl("delete", "clusters.opctl.io", "db", "-n", db.namespace, "--wait=false")
+
+    db.reconcile()  # the instances stop; everything else stays
+    assert db.pod_names() == []
+    assert db.pvc_names() == ["db-1", "db-2"]
+    assert db.resource()["metadata"]["finalizers"] == ["opctl.io/final-backup"]
+    db.reconcile()  # the final backup Job
+    job = db.get("job", "db-final-backup")
+    assert job["metadata"]["labels"]["opctl.io/backup"] == "archive"
+    volumes = job["spec"]["template"]["spec"]["volumes"]
+    assert volumes[0]["persistentVolumeClaim"]["claimName"] == "db-1"
+    assert volumes[1]["persistentVolumeClaim"]["claimName"] == "backup-store"
+    db.reconcile()  # still running: the Cluster stays
+    assert db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
+
+    db.complete_job("db-final-backup")
+    db.reconcile()
+    deadline = time.time() + 90
+    leftovers = None
+    while time.time() < deadline:
+        gone = not db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
+        leftovers = [kind for kind, name in [("service", "db-rw"), ("secret", "db-app"), ("job", "db-final-backup"),
+                                             ("serviceaccount", "db")]
+                     if db.cluster.exists(kind, name, "-n", db.namespace)] + db.pvc_names()
+        if gone and not leftovers:
+            break
+        time.sleep(2)
+    assert not db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
+    assert leftovers == []
+    assert db.cluster.exists("pvc", "backup-store", "-n", db.namespace)

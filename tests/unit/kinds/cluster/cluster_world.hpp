@@ -1,0 +1,191 @@
+// A fake world for Cluster passes: the parent, its children as a runner
+// would leave them after applying a ReconcileResult (listed children applied
+// over live ones, keeping what others wrote; unlisted ones gone), a fixed
+// clock and a predictable random source. Tests play kubelet and sidecar.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kinds/cluster/cluster_reconciler.hpp"
+#include "kinds/kind_reconciler.hpp"
+#include "kinds/kind_time.hpp"
+#include "model/object.hpp"
+
+namespace cluster_test {
+
+using opctl::model::Json;
+
+class FixedClock : public opctl::kinds::Clock {
+ public:
+  std::chrono::system_clock::time_point now() const override { return now_; }
+  void advance(std::chrono::seconds by) { now_ += by; }
+  std::chrono::system_clock::time_point now_ = *opctl::kinds::parse_time("2026-11-29T16:00:00Z");
+};
+
+class CountingRandom : public opctl::kinds::RandomSource {
+ public:
+  std::string token(std::size_t length) override {
+    std::string text = "pw" + std::to_string(++calls);
+    text.resize(length, 'x');
+    return text;
+  }
+  int calls = 0;
+};
+
+inline Json cluster_resource(const std::string& name, Json spec) {
+  return {{"apiVersion", "opctl.io/v1alpha1"},
+          {"kind", "Cluster"},
+          {"metadata", {{"name", name}, {"namespace", "shop"}, {"uid", "uid-1"}, {"generation", 1}}},
+          {"spec", std::move(spec)}};
+}
+
+class World {
+ public:
+  explicit World(Json spec, std::string name = "db")
+      : name_(std::move(name)),
+        parent(cluster_resource(name_, std::move(spec))),
+        reconciler(opctl::kinds::cluster::make_cluster_reconciler()) {}
+
+  opctl::kinds::ReconcileResult pass() {
+    std::vector<Json> live;
+    for (const auto& [key, child] : children)
+      live.push_back(child);
+    opctl::kinds::Observed observed{parent, live, related, finalizing};
+    opctl::kinds::Context context{clock, random};
+    last = reconciler->reconcile(observed, context);
+    apply(last);
+    return last;
+  }
+
+  // Passes until nothing is in progress, playing kubelet: every Pod Ready, every Job complete.
+  void settle(int max_passes = 40) {
+    for (int i = 0; i < max_passes; ++i) {
+      ready_all();
+      complete_jobs();
+      pass();
+      if (!progressing()) return;
+    }
+  }
+
+  bool progressing() const { return condition("Progressing"); }
+  bool condition(const std::string& type) const {
+    for (const auto& c : last.conditions)
+      if (c.type == type) return c.status;
+    return false;
+  }
+  std::string reason(const std::string& type) const {
+    for (const auto& c : last.conditions)
+      if (c.type == type) return c.reason;
+    return "";
+  }
+  std::string status(const std::string& field) const { return parent["status"].value(field, ""); }
+  std::string phase() const { return status("phase"); }
+
+  bool has(const std::string& kind, const std::string& name) const {
+    return children.count(kind + "/" + name) > 0;
+  }
+  Json& child(const std::string& kind, const std::string& name) { return children.at(kind + "/" + name); }
+  Json& pod(const std::string& name) { return child("Pod", name); }
+  std::vector<std::string> names(const std::string& kind) const {
+    std::vector<std::string> out;
+    for (const auto& [key, child] : children)
+      if (child.value("kind", "") == kind) out.push_back(child["metadata"].value("name", ""));
+    return out;
+  }
+  std::string role(const std::string& pod_name) {
+    return pod(pod_name)["metadata"]["labels"].value("opctl.io/role", "");
+  }
+  std::string primary_pods() {
+    std::string out;
+    for (const auto& name : names("Pod"))
+      if (role(name) == "primary") out += (out.empty() ? "" : ",") + name;
+    return out;
+  }
+  std::string image(const std::string& pod_name) {
+    return pod(pod_name)["spec"]["containers"][0].value("image", "");
+  }
+
+  // Kubelet and sidecar.
+  void set_ready(const std::string& pod_name, bool ready) {
+    pod(pod_name)["status"] = {
+        {"phase", "Running"},
+        {"conditions", Json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}};
+  }
+  void ready_all() {
+    for (auto& [key, child] : children)
+      if (child.value("kind", "") == "Pod" && !child.contains("status"))
+        set_ready(child["metadata"]["name"], true);
+  }
+  void annotate(const std::string& pod_name, const std::string& key, const std::string& value) {
+    pod(pod_name)["metadata"]["annotations"][key] = value;
+  }
+  void complete_jobs(const std::string& type = "Complete") {
+    for (auto& [key, child] : children)
+      if (child.value("kind", "") == "Job" && !child.contains("status"))
+        child["status"] = {
+            {"conditions", Json::array({{{"type", type}, {"status", "True"}, {"message", "exit 1"}}})}};
+  }
+  void remove(const std::string& kind, const std::string& name) { children.erase(kind + "/" + name); }
+  void set_spec(const std::string& field, Json value) { parent["spec"][field] = std::move(value); }
+
+  std::string name_;
+  Json parent;
+  std::map<std::string, Json> children;
+  std::vector<Json> related;
+  bool finalizing = false;
+  FixedClock clock;
+  CountingRandom random;
+  opctl::kinds::ReconcileResult last;
+  std::unique_ptr<opctl::kinds::KindReconciler> reconciler;
+
+ private:
+  void apply(const opctl::kinds::ReconcileResult& result) {
+    std::map<std::string, Json> next = result.keep_unlisted ? children : std::map<std::string, Json>{};
+    for (const auto& desired : result.children) {
+      std::string key = desired.value("kind", "") + "/" + desired["metadata"].value("name", "");
+      auto live = children.find(key);
+      bool create_only =
+          desired["metadata"].value("annotations", Json::object()).value("opctl.io/create-only", "") ==
+          "true";
+      if (create_only && live != children.end()) {
+        next[key] = live->second;
+        continue;
+      }
+      Json merged = live == children.end() ? Json::object() : live->second;
+      for (const auto& [field, value] : desired.items()) {
+        if (field != "metadata") merged[field] = value;
+      }
+      for (const char* map : {"labels", "annotations"})
+        if (desired["metadata"].contains(map))
+          for (const auto& [k, v] : desired["metadata"][map].items())
+            merged["metadata"][map][k] = v;
+      if (merged["metadata"].contains("annotations"))
+        merged["metadata"]["annotations"].erase("opctl.io/create-only");
+      merged["metadata"]["name"] = desired["metadata"]["name"];
+      merged["metadata"]["namespace"] = desired["metadata"].value("namespace", "shop");
+      next[key] = merged;
+    }
+    children = std::move(next);
+    Json status = result.status;
+    Json conditions = Json::array();
+    for (const auto& c : result.conditions)
+      conditions.push_back({{"type", c.type},
+                            {"status", c.status ? "True" : "False"},
+                            {"reason", c.reason},
+                            {"message", c.message}});
+    status["conditions"] = conditions;
+    parent["status"] = status;
+    parent["metadata"]["finalizers"] = result.finalizers;
+  }
+};
+
+inline Json three_instances() {
+  return {{"instances", 3},
+          {"imageName", "ghcr.io/cloudnative-pg/postgresql:16.4"},
+          {"storage", {{"size", "1Gi"}}}};
+}
+
+}  // namespace cluster_test

@@ -1,0 +1,138 @@
+#include <catch2/catch.hpp>
+
+#include "fake_transport.hpp"
+#include "kube/api_client.hpp"
+
+using opctl::kube::ApiClient;
+using opctl::kube::ApiError;
+using opctl::kube::ApiReason;
+using opctl::kube::ResourceInfo;
+using opctl::kube::RestMapper;
+using opctl::kube::testing::FakeTransport;
+using opctl::model::Json;
+
+namespace {
+
+ResourceInfo widgets() {
+  ResourceInfo info;
+  info.gvk = {"example.com", "v1", "Widget"};
+  info.resource = "widgets";
+  info.namespaced = true;
+  info.subresources = {"status"};
+  return info;
+}
+
+opctl::model::Object widget() {
+  return opctl::model::Object(Json{{"apiVersion", "example.com/v1"},
+                                   {"kind", "Widget"},
+                                   {"metadata", {{"name", "w 1"}, {"namespace", "shop"}}}});
+}
+
+struct Fixture {
+  FakeTransport server;
+  RestMapper mapper{server};
+  ApiClient client{server, mapper};
+};
+
+}  // namespace
+
+TEST_CASE("status requests go to the status subresource, before the query", "[api_client]") {
+  Fixture f;
+  auto apply = f.client.apply_status_request(widgets(), widget(), {"opctl-status", true, true});
+  CHECK(apply.method == "PATCH");
+  CHECK(apply.path ==
+        "/apis/example.com/v1/namespaces/shop/widgets/w%201/"
+        "status?fieldManager=opctl-status&force=true&dryRun=All");
+  CHECK(apply.content_type == "application/apply-patch+yaml");
+
+  auto patch = f.client.patch_status_request(widgets(), "shop", "w 1", {{"status", {{"phase", "Ready"}}}},
+                                             {"opctl", true});
+  CHECK(patch.path ==
+        "/apis/example.com/v1/namespaces/shop/widgets/w%201/status?fieldManager=opctl&dryRun=All");
+  CHECK(patch.content_type == "application/merge-patch+json");
+  CHECK(Json::parse(patch.body) == Json{{"status", {{"phase", "Ready"}}}});
+
+  auto plain = f.client.patch_request(widgets(), "shop", "w 1", Json::object(), {"", false});
+  CHECK(plain.path == "/apis/example.com/v1/namespaces/shop/widgets/w%201");
+}
+
+TEST_CASE("delete sends propagation policy, preconditions and dry run in DeleteOptions", "[api_client]") {
+  Fixture f;
+  opctl::kube::DeleteOptions options;
+  options.propagation_policy = "Foreground";
+  options.precondition_uid = "u-1";
+  options.precondition_resource_version = "42";
+  options.dry_run = true;
+  auto request = f.client.delete_request(widgets(), "shop", "w", options);
+  CHECK(request.method == "DELETE");
+  CHECK(request.path == "/apis/example.com/v1/namespaces/shop/widgets/w?dryRun=All");
+  Json body = Json::parse(request.body);
+  CHECK(body["kind"] == "DeleteOptions");
+  CHECK(body["propagationPolicy"] == "Foreground");
+  CHECK(body["preconditions"] == Json{{"uid", "u-1"}, {"resourceVersion", "42"}});
+  CHECK(body["dryRun"] == Json::array({"All"}));
+}
+
+TEST_CASE("create is never retried blindly; dry run goes in the query", "[api_client]") {
+  Fixture f;
+  auto request = f.client.create_request(widgets(), widget(), true);
+  CHECK(request.method == "POST");
+  CHECK(request.path == "/apis/example.com/v1/namespaces/shop/widgets?dryRun=All");
+  CHECK_FALSE(request.retryable);
+}
+
+TEST_CASE("list follows continue tokens and keeps the first page's resourceVersion", "[api_client]") {
+  Fixture f;
+  const std::string base = "/apis/example.com/v1/namespaces/shop/widgets?limit=2&labelSelector=app%3Dweb";
+  f.server.answer(
+      base, 200,
+      R"({"metadata":{"continue":"tok/1","resourceVersion":"7"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]})");
+  f.server.answer(base + "&continue=tok%2F1", 200,
+                  R"({"metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"c"}}]})");
+  opctl::kube::ListOptions options;
+  options.page_size = 2;
+  options.label_selector = "app=web";
+  auto list = f.client.list_with_version(widgets(), "shop", options);
+  REQUIRE(list.items.size() == 3);
+  CHECK(list.items[2]["kind"] == "Widget");
+  CHECK(list.items[2]["apiVersion"] == "example.com/v1");
+  CHECK(list.resource_version == "7");
+  CHECK(f.server.requests.size() == 2);
+}
+
+TEST_CASE("an expired continue token starts the list over", "[api_client]") {
+  Fixture f;
+  const std::string base = "/api/v1/namespaces/shop/configmaps?limit=1";
+  ResourceInfo info;
+  info.gvk = {"", "v1", "ConfigMap"};
+  info.resource = "configmaps";
+  info.namespaced = true;
+  // First pass: page 1, then the token has expired; second pass: both pages.
+  f.server.answer(base, 200, R"({"metadata":{"continue":"old"},"items":[{"metadata":{"name":"a"}}]})");
+  f.server.answer(base, 200, R"({"metadata":{"continue":"new"},"items":[{"metadata":{"name":"a"}}]})");
+  f.server.answer(base + "&continue=old", 410,
+                  R"({"kind":"Status","code":410,"reason":"Expired","message":"continue too old"})");
+  f.server.answer(base + "&continue=new", 200, R"({"metadata":{},"items":[{"metadata":{"name":"b"}}]})");
+  opctl::kube::ListOptions options;
+  options.page_size = 1;
+  auto items = f.client.list(info, "shop", options);
+  REQUIRE(items.size() == 2);
+  CHECK(items[1]["metadata"]["name"] == "b");
+}
+
+TEST_CASE("a list error is a typed ApiError; page_size 0 sends no limit", "[api_client]") {
+  Fixture f;
+  f.server.answer(
+      "/apis/example.com/v1/widgets", 403,
+      R"({"kind":"Status","code":403,"reason":"Forbidden","message":"widgets is forbidden: User \"u\" cannot list"})");
+  opctl::kube::ListOptions options;
+  options.page_size = 0;
+  try {
+    f.client.list(widgets(), "", options);
+    FAIL("no error");
+  } catch (const ApiError& error) {
+    CHECK(error.status().reason == ApiReason::forbidden);
+    CHECK_THAT(error.what(), Catch::Contains("User \"u\""));
+  }
+  CHECK(f.server.requests.back().path == "/apis/example.com/v1/widgets");
+}

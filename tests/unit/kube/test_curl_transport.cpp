@@ -1,0 +1,111 @@
+#include <catch2/catch.hpp>
+
+#include "kube/api_error.hpp"
+#include "kube/http_transport.hpp"
+
+using namespace std::chrono_literals;
+using opctl::kube::ClusterConfig;
+using opctl::kube::HttpRequest;
+using opctl::kube::TransportOptions;
+
+namespace {
+
+// Nothing listens on port 1: every connect is refused at once, no network needed.
+ClusterConfig refusing_server() {
+  ClusterConfig cluster;
+  cluster.server = "https://127.0.0.1:1";
+  cluster.token = "opctl-unit-secret-token";
+  return cluster;
+}
+
+TransportOptions fast(std::vector<std::string>& log) {
+  TransportOptions options;
+  options.max_attempts = 3;
+  options.initial_backoff = 1ms;
+  options.max_backoff = 5ms;
+  options.verbose = true;
+  options.log = [&log](const std::string& line) { log.push_back(line); };
+  return options;
+}
+
+HttpRequest get(const std::string& path) {
+  HttpRequest request;
+  request.path = path;
+  return request;
+}
+
+}  // namespace
+
+TEST_CASE("insecure-skip-tls-verify is warned about once per transport, through the log sink",
+          "[transport]") {
+  std::vector<std::string> log;
+  ClusterConfig cluster = refusing_server();
+  cluster.insecure_skip_tls_verify = true;
+  cluster.source = "/home/me/.kube/config";
+  auto transport = opctl::kube::make_curl_transport(cluster, fast(log));
+  transport->send_all({HttpRequest{}, HttpRequest{}});
+  int warnings = 0;
+  for (const auto& line : log)
+    if (line.find("TLS certificate verification is disabled") != std::string::npos) {
+      ++warnings;
+      CHECK_THAT(line, Catch::Contains("https://127.0.0.1:1") && Catch::Contains("/home/me/.kube/config"));
+    }
+  CHECK(warnings == 1);
+}
+
+TEST_CASE("a GET that cannot connect is retried up to the attempt budget and says so", "[transport]") {
+  std::vector<std::string> log;
+  auto transport = opctl::kube::make_curl_transport(refusing_server(), fast(log));
+  HttpRequest request;
+  request.path = "/api/v1/namespaces";
+  auto response = transport->send(request);
+  CHECK(response.status == 0);
+  CHECK(response.attempts == 3);
+  auto status = opctl::kube::decode_status(response, "GET /api/v1/namespaces");
+  CHECK(status.reason == opctl::kube::ApiReason::unreachable);
+  CHECK_THAT(status.message, Catch::Contains("gave up after 3 attempts") && Catch::Contains("127.0.0.1:1"));
+  CHECK(transport->stats().requests == 3);
+  CHECK(transport->stats().retries == 2);
+  REQUIRE(log.size() == 3);
+  CHECK_THAT(log[0], Catch::Contains("GET /api/v1/namespaces -> ") && Catch::Contains("will retry"));
+  for (const auto& line : log) CHECK_THAT(line, !Catch::Contains("opctl-unit-secret-token"));
+  CHECK_THAT(status.message, !Catch::Contains("opctl-unit-secret-token"));
+}
+
+TEST_CASE("a create that fails in transit is not retried, and the error says why", "[transport]") {
+  std::vector<std::string> log;
+  auto transport = opctl::kube::make_curl_transport(refusing_server(), fast(log));
+  HttpRequest create;
+  create.method = "POST";
+  create.path = "/api/v1/namespaces/x/configmaps";
+  create.body = "{}";
+  create.retryable = false;
+  auto response = transport->send(create);
+  CHECK(response.attempts == 1);
+  CHECK_THAT(response.transport_error, Catch::Contains("not retried"));
+}
+
+TEST_CASE("tls-server-name keeps the server's path prefix", "[transport]") {
+  std::vector<std::string> log;
+  ClusterConfig cluster = refusing_server();
+  cluster.server = "https://127.0.0.1:1/k8s/clusters/c-1";
+  cluster.tls_server_name = "kubernetes.default";
+  TransportOptions options = fast(log);
+  options.max_attempts = 1;
+  auto response = opctl::kube::make_curl_transport(cluster, options)->send(get("/api"));
+  CHECK_THAT(response.transport_error,
+             Catch::StartsWith("https://kubernetes.default:1/k8s/clusters/c-1/api"));
+}
+
+TEST_CASE("a stream that cannot connect reports a transport error and hands nothing over", "[transport]") {
+  std::vector<std::string> log;
+  auto transport = opctl::kube::make_curl_transport(refusing_server(), fast(log));
+  bool called = false;
+  auto response = transport->stream(get("/api/v1/pods?watch=1"), [&](std::string_view) {
+    called = true;
+    return true;
+  });
+  CHECK(response.status == 0);
+  CHECK_FALSE(response.transport_error.empty());
+  CHECK_FALSE(called);
+}

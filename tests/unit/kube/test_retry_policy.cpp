@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include "kube/retry_policy.hpp"
+
+using namespace std::chrono_literals;
+using opctl::kube::HttpRequest;
+using opctl::kube::parse_retry_after;
+using opctl::kube::retry_delay;
+using opctl::kube::should_retry;
+
+TEST_CASE("429 is always retried; resets and 5xx only for requests safe to repeat", "[retry]") {
+  HttpRequest get;
+  HttpRequest create;
+  create.method = "POST";
+  create.retryable = false;
+  CHECK(should_retry(get, 0));
+  CHECK(should_retry(get, 503));
+  CHECK(should_retry(get, 429));
+  CHECK_FALSE(should_retry(get, 404));
+  CHECK_FALSE(should_retry(get, 409));
+  CHECK_FALSE(should_retry(create, 0));
+  CHECK_FALSE(should_retry(create, 503));
+  CHECK(should_retry(create, 429));
+}
+
+TEST_CASE("Retry-After seconds are honoured and capped; other forms fall back to backoff", "[retry]") {
+  CHECK(parse_retry_after(" 3\r\n") == 3s);
+  CHECK(parse_retry_after("0") == 0s);
+  CHECK(parse_retry_after("99999999999999999999999") == opctl::kube::k_max_retry_after);
+  CHECK_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+  CHECK_FALSE(parse_retry_after(""));
+  CHECK_FALSE(parse_retry_after("-1"));
+}
+
+TEST_CASE("backoff doubles from the initial delay up to the cap, with at most 50% jitter", "[retry]") {
+  opctl::kube::TransportOptions options;
+  options.initial_backoff = 10ms;
+  options.max_backoff = 100ms;
+  std::mt19937 random(7);
+  for (int i = 0; i < 20; ++i) {
+    auto first = retry_delay(1, std::nullopt, options, random);
+    CHECK(first >= 10ms);
+    CHECK(first <= 15ms);
+    auto third = retry_delay(3, std::nullopt, options, random);
+    CHECK(third >= 40ms);
+    CHECK(third <= 60ms);
+    auto late = retry_delay(30, std::nullopt, options, random);
+    CHECK(late >= 100ms);
+    CHECK(late <= 150ms);
+  }
+  CHECK(retry_delay(1, 2s, options, random) == 2s);
+}

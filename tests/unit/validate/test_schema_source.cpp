@@ -1,0 +1,108 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "kube/api_error.hpp"
+#include "model/error.hpp"
+#include "validate/schema_source.hpp"
+#include "validate_fixtures.hpp"
+
+using opctl::kube::HttpRequest;
+using opctl::kube::HttpResponse;
+using opctl::validate::ClusterSchemaSource;
+using opctl::validate::DirectorySchemaSource;
+namespace fs = std::filesystem;
+namespace testing = opctl::validate::testing;
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Serves /openapi/v3 and the fixture documents, and records what was asked.
+class FakeApiServer : public opctl::kube::HttpTransport {
+ public:
+  std::vector<std::string> paths;
+  long status = 200;
+
+  std::vector<HttpResponse> send_all(const std::vector<HttpRequest>& requests) override {
+    std::vector<HttpResponse> responses;
+    for (const auto& request : requests) {
+      paths.push_back(request.path);
+      responses.push_back(respond(request.path));
+    }
+    return responses;
+  }
+
+ private:
+  HttpResponse respond(const std::string& path) {
+    if (status == 0) return {0, "", "Connection refused", 1};
+    if (path == "/openapi/v3")
+      return {200, R"({"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=AAAA"},
+                                 "apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=BBBB"}}})",
+              "", 1};
+    if (path == "/openapi/v3/apis/apps/v1?hash=BBBB")
+      return {200, read(testing::schema_dir() + "/apis__apps__v1.json"), "", 1};
+    return {404, "", "", 1};
+  }
+};
+
+struct TemporaryDirectory {
+  fs::path path = fs::temp_directory_path() / ("opctl-schema-cache-" + std::to_string(::getpid()));
+  TemporaryDirectory() { fs::remove_all(path); }
+  ~TemporaryDirectory() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("a schema dir holds one file per group-version", "[validate][schemas]") {
+  DirectorySchemaSource source(testing::schema_dir());
+  auto set = source.load({"v1", "apps/v1", "policy/v1"});
+  CHECK(set.documents.size() == 2);
+  CHECK(set.documents.at("v1")->schema_for({"", "v1", "ConfigMap"}) != nullptr);
+  CHECK(set.documents.at("v1")->namespaced({"", "v1", "Namespace"}) == false);
+  CHECK(set.documents.at("apps/v1")->namespaced({"apps", "v1", "Deployment"}) == true);
+  CHECK(set.missing.at("policy/v1") == "no file apis__policy__v1.json in " + testing::schema_dir());
+}
+
+TEST_CASE("a schema dir that does not exist is invalid input", "[validate][schemas]") {
+  CHECK_THROWS_AS(DirectorySchemaSource("/nonexistent/schemas"), opctl::Error);
+}
+
+TEST_CASE("the cluster source fetches only the group-versions used, then reuses its cache", "[validate][schemas]") {
+  TemporaryDirectory cache;
+  FakeApiServer server;
+  ClusterSchemaSource first(server, cache.path.string());
+  auto set = first.load({"apps/v1", "example.com/v1"});
+  CHECK(set.documents.at("apps/v1")->schema_for({"apps", "v1", "Deployment"}) != nullptr);
+  CHECK(set.missing.at("example.com/v1") == "the cluster serves no OpenAPI document for it");
+  CHECK(server.paths == std::vector<std::string>{"/openapi/v3", "/openapi/v3/apis/apps/v1?hash=BBBB"});
+  CHECK(fs::exists(cache.path / "apis__apps__v1.BBBB.json"));
+
+  // Given the same hash, a second run should only read the index.
+  server.paths.clear();
+  ClusterSchemaSource second(server, cache.path.string());
+  CHECK(second.load({"apps/v1"}).documents.contains("apps/v1"));
+  CHECK(server.paths == std::vector<std::string>{"/openapi/v3"});
+}
+
+TEST_CASE("an unreachable cluster is an ApiError that says so", "[validate][schemas]") {
+  FakeApiServer server;
+  server.status = 0;
+  ClusterSchemaSource source(server, "");
+  try {
+    source.load_index();
+    FAIL("expected an ApiError");
+  } catch (const opctl::kube::ApiError& error) {
+    CHECK(error.status().reason == opctl::kube::ApiReason::unreachable);
+  }
+}
+
+TEST_CASE("the hash of a serverRelativeURL", "[validate][schemas]") {
+  CHECK(opctl::validate::url_hash("/openapi/v3/api/v1?hash=AB12") == "AB12");
+  CHECK(opctl::validate::url_hash("/openapi/v3/api/v1?x=1&hash=CD") == "CD");
+  CHECK(opctl::validate::url_hash("/openapi/v3/api/v1").empty());
+}

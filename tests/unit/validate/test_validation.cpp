@@ -1,0 +1,295 @@
+#include <catch2/catch.hpp>
+
+#include "validate/kind_validator.hpp"
+#include "validate/validation.hpp"
+#include "validate_fixtures.hpp"
+
+using opctl::validate::DirectorySchemaSource;
+using opctl::validate::Finding;
+using opctl::validate::ValidateOptions;
+using opctl::validate::validate_objects;
+using opctl::validate::ValidationReport;
+namespace testing = opctl::validate::testing;
+
+namespace {
+
+ValidationReport offline(const std::string& yaml, const std::string& default_namespace = "") {
+  ValidateOptions options;
+  options.default_namespace = default_namespace;
+  return validate_objects(testing::objects_from(yaml), options);
+}
+
+ValidationReport with_schemas(const std::string& yaml) {
+  DirectorySchemaSource schemas(testing::schema_dir());
+  ValidateOptions options;
+  options.schemas = &schemas;
+  return validate_objects(testing::objects_from(yaml, "app.yaml"), options);
+}
+
+std::vector<std::string> lines_of(const ValidationReport& report) {
+  std::vector<std::string> lines;
+  for (const auto& finding : report.findings)
+    lines.push_back(opctl::validate::to_string(finding.severity) + ": " + finding.problem.to_string());
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("a cluster-scoped built-in kind with a namespace is an error offline", "[validate]") {
+  auto report = offline(R"(apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+  namespace: default
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: reader, namespace: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: shop}
+)");
+  CHECK(lines_of(report) == std::vector<std::string>{
+                                "error: test.yaml:5: metadata.namespace: Namespace is cluster-scoped and cannot have "
+                                "a namespace (remove metadata.namespace)",
+                                "error: test.yaml:9: metadata.namespace: ClusterRole is cluster-scoped and cannot "
+                                "have a namespace (remove metadata.namespace)",
+                            });
+  CHECK(report.objects == 3);
+  CHECK_FALSE(report.valid());
+}
+
+TEST_CASE("a CRD in the set decides its kind's scope", "[validate]") {
+  auto report = offline(R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Cluster
+  names: {kind: Widget, plural: widgets}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: shop}
+)");
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].problem.field == "metadata.namespace");
+  CHECK(report.findings[0].object == "example.com/Widget shop/w");
+}
+
+TEST_CASE("the cluster's discovery decides scopes and which kinds exist", "[validate]") {
+  ValidateOptions options;
+  options.cluster_scope = [](const opctl::model::GroupVersionKind& gvk) -> std::optional<bool> {
+    if (gvk.kind == "Gadget") return false;
+    if (gvk.kind == "ConfigMap") return true;
+    return std::nullopt;
+  };
+  auto report = validate_objects(testing::objects_from(R"(apiVersion: example.com/v1
+kind: Gadget
+metadata: {name: g, namespace: shop}
+---
+apiVersion: example.com/v1
+kind: Gizmo
+metadata: {name: z}
+)"),
+                                 options);
+  CHECK(lines_of(report) == std::vector<std::string>{
+                                "error: test.yaml:3: metadata.namespace: Gadget is cluster-scoped and cannot have a "
+                                "namespace (remove metadata.namespace)",
+                                "error: test.yaml:6: kind: the cluster does not serve kind \"Gizmo\" in apiVersion "
+                                "\"example.com/v1\" and no CustomResourceDefinition in the manifests defines it",
+                            });
+}
+
+TEST_CASE("the wave annotation must be an integer", "[validate]") {
+  auto report = offline(R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: a
+  annotations:
+    opctl.io/wave: "-2"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: b
+  annotations:
+    opctl.io/wave: "first"
+)");
+  CHECK(lines_of(report) == std::vector<std::string>{
+                                "error: test.yaml:13: metadata.annotations.opctl.io/wave: must be an integer, not "
+                                "\"first\"",
+                            });
+}
+
+TEST_CASE("defaulting the namespace can make two objects one", "[validate]") {
+  auto report = offline(R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: a}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a, namespace: shop}
+)",
+                        "shop");
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].problem.message.starts_with("duplicate object ConfigMap shop/a"));
+}
+
+TEST_CASE("every schema problem of every object is reported with its line", "[validate][schema]") {
+  auto report = with_schemas(R"(apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: "two"
+  selector:
+    matchLabels: {app: web}
+  templat: {}
+  template:
+    spec:
+      containers:
+        - image: nginx
+          imagePullPolicy: Sometimes
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  type: Cluster
+  ports:
+    - port: http
+)");
+  CHECK(lines_of(report) ==
+        std::vector<std::string>{
+            "error: app.yaml:6: spec.replicas: must be an integer, not the string \"two\"",
+            "error: app.yaml:9: spec.templat: unknown field (did you mean \"template\"?)",
+            "error: app.yaml:13: spec.template.spec.containers[0].name: missing required field \"name\"",
+            "error: app.yaml:14: spec.template.spec.containers[0].imagePullPolicy: unsupported value \"Sometimes\": "
+            "must be one of \"Always\", \"IfNotPresent\", \"Never\"",
+            "error: app.yaml:21: spec.type: unsupported value \"Cluster\": must be one of \"ClusterIP\", "
+            "\"ExternalName\", \"LoadBalancer\", \"NodePort\"",
+            "error: app.yaml:23: spec.ports[0].port: must be an integer, not the string \"http\"",
+        });
+  CHECK(report.count(Finding::Severity::error) == 6);
+}
+
+TEST_CASE("a kind the schema document does not define is an error with a suggestion", "[validate][schema]") {
+  auto report = with_schemas("apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: web}\n");
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].problem.field == "kind");
+  CHECK(report.findings[0].problem.message.starts_with("apiVersion \"apps/v1\" has no kind \"Deploymnet\""));
+  CHECK(report.findings[0].problem.message.ends_with("(did you mean \"Deployment\"?)"));
+}
+
+TEST_CASE("objects without a schema document are counted in a note", "[validate][schema]") {
+  auto report = with_schemas(R"(apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: a}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: b}
+)");
+  CHECK(report.valid());
+  REQUIRE(report.notes.size() == 1);
+  CHECK(report.notes[0] == "no schema for apiVersion networking.k8s.io/v1 (no file apis__networking.k8s.io__v1.json in " +
+                               testing::schema_dir() + "): 2 objects not checked against a schema");
+}
+
+TEST_CASE("the JSON report has a summary and one entry per finding", "[validate]") {
+  auto report = offline("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: b}\n");
+  auto json = opctl::validate::report_to_json(report);
+  CHECK(json["kind"] == "ValidationReport");
+  CHECK(json["summary"]["objects"] == 1);
+  CHECK(json["summary"]["errors"] == 1);
+  CHECK(json["summary"]["valid"] == false);
+  CHECK(json["findings"][0]["severity"] == "error");
+  CHECK(json["findings"][0]["line"] == 3);
+  CHECK(json["findings"][0]["field"] == "metadata.namespace");
+  CHECK(json["findings"][0]["object"] == "Namespace b/a");
+}
+
+TEST_CASE("opctl's own kinds are known where the cluster does not serve them yet", "[validate]") {
+  // Given the Cluster kind's CRD is opctl's but not installed, we should warn (not fail) and know its scope.
+  ValidateOptions options;
+  options.cluster_scope = [](const opctl::model::GroupVersionKind&) -> std::optional<bool> { return std::nullopt; };
+  options.known_crds.push_back(opctl::model::Json::parse(R"({"apiVersion": "apiextensions.k8s.io/v1",
+      "kind": "CustomResourceDefinition", "metadata": {"name": "clusters.opctl.io"},
+      "spec": {"group": "opctl.io", "scope": "Namespaced", "names": {"kind": "Cluster", "plural": "clusters"}}})"));
+  auto report = validate_objects(
+      testing::objects_from("apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata: {name: db}\n"), options);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].severity == Finding::Severity::warning);
+  CHECK(report.findings[0].problem.message.starts_with(
+      "the cluster does not serve kind \"Cluster\" in apiVersion \"opctl.io/v1alpha1\" yet: install opctl's CRDs"));
+  CHECK(report.valid());
+}
+
+namespace {
+
+// Flags every object of one kind, to show where a custom kind's rules plug in.
+class NoGadgetsNamedBad : public opctl::validate::KindValidator {
+ public:
+  bool handles(const opctl::model::GroupVersionKind& gvk) const override { return gvk.kind == "Gadget"; }
+  std::vector<Finding> validate(const opctl::model::Object& object,
+                                const opctl::validate::DesiredIndex& desired) const override {
+    if (object.name() != "bad") return {};
+    return {{Finding::Severity::error,
+             opctl::Problem{object.location().file, object.line_of("/metadata/name"), "metadata.name",
+                            "no gadget may be called bad (" + std::to_string(desired.objects().size()) + " objects)"},
+             ""}};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a kind validator's findings join the report with the object named", "[validate]") {
+  NoGadgetsNamedBad validator;
+  ValidateOptions options;
+  options.kind_validators.push_back(&validator);
+  auto report = validate_objects(testing::objects_from("apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n"
+                                                       "  name: bad\n  namespace: shop\n"),
+                                 options);
+  REQUIRE(report.findings.size() == 1);
+  CHECK(report.findings[0].problem.to_string() ==
+        "test.yaml:4: metadata.name: no gadget may be called bad (1 objects)");
+  CHECK(report.findings[0].object == "example.com/Gadget shop/bad");
+}
+
+TEST_CASE("custom resources are checked against their CRD in the set, even offline", "[validate][schema]") {
+  auto report = offline(R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [size]
+              properties:
+                size: {type: integer, minimum: 1}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w, namespace: shop, labels: {a: b}}
+spec:
+  size: 0
+  colour: red
+)");
+  CHECK(lines_of(report) == std::vector<std::string>{
+                                "error: test.yaml:26: spec.size: 0 is less than the minimum 1",
+                                "error: test.yaml:27: spec.colour: unknown field",
+                            });
+}
