@@ -18,7 +18,14 @@ echo "== opctl reconcile --path manifests-example/"
 echo
 echo "== what landed (read back with kubectl)"
 kubectl --kubeconfig "$kubeconfig" get namespace shop
-kubectl --kubeconfig "$kubeconfig" -n shop get deployments,services,configmaps -l app.kubernetes.io/managed-by=opctl
+# Members of opctl's ApplySet carry its part-of label (KEP-3659).
+kubectl --kubeconfig "$kubeconfig" get namespaces,customresourcedefinitions -l applyset.kubernetes.io/part-of
+kubectl --kubeconfig "$kubeconfig" -n shop get all,configmaps,persistentvolumeclaims -l applyset.kubernetes.io/part-of
+echo
+echo "== the custom kinds and what their reconcilers made"
+kubectl --kubeconfig "$kubeconfig" -n shop get clusters.opctl.io,backups.opctl.io
+kubectl --kubeconfig "$kubeconfig" -n shop get pods,services,secrets -l opctl.io/cluster=db
+kubectl --kubeconfig "$kubeconfig" -n shop get cronjobs
 echo
 echo "== opctl diff (nothing to do now)"
 "$opctl" diff --path manifests-example --kubeconfig "$kubeconfig" --exit-code
