@@ -74,6 +74,9 @@ TEST_CASE("propagation policies: Background, Foreground and Orphan treat depende
     CHECK(deleting.object["metadata"]["finalizers"] == Json::array({"foregroundDeletion"}));
     kube::WatchOptions options;
     options.field_selector = "metadata.name=owner";
+    // From the version the delete returned: the garbage collector may finish
+    // before the watch starts, and a watch from "now" would miss the event.
+    options.resource_version = deleting.object["metadata"].value("resourceVersion", "");
     options.timeout = 60s;
     bool deleted = false;
     auto result = admin.api.watch(info, ns.name(), options, [&](const kube::WatchEvent& event) {

@@ -115,3 +115,35 @@ TEST_CASE("faults injected by the proxy are retried, or not, as the request allo
   }
   proxy.faults(Json::array());
 }
+
+TEST_CASE("a response slower than the request timeout is a timeout: retried when idempotent", "[faults]") {
+  Client admin(admin_config());
+  TestNamespace ns(admin);
+  admin.apply(config_map(ns.name(), "slow", {{"k", "v"}}));
+  Proxy proxy;
+  kube::TransportOptions options = fast_retries();
+  options.request_timeout = 500ms;
+  Client client(proxy.config(), options);
+  auto config_maps = client.resource("v1", "ConfigMap");
+  const std::string object_path = "/api/v1/namespaces/" + ns.name() + "/configmaps/slow";
+  proxy.reset_counts();
+
+  SECTION("one slow GET: the second attempt succeeds") {
+    proxy.faults(Json::array(
+        {rule("GET", "^" + object_path + "$", {{"action", "delay"}, {"delayMs", 3000}, {"times", 1}})}));
+    auto response = client.transport->send(client.api.get_request(config_maps, ns.name(), "slow"));
+    CHECK(response.status == 200);
+    CHECK(response.attempts == 2);
+    CHECK(path_count(proxy.counts(), "GET " + object_path) == 2);
+  }
+  SECTION("always slow: gives up after the budget with a timeout error") {
+    proxy.faults(
+        Json::array({rule("GET", "^" + object_path + "$", {{"action", "delay"}, {"delayMs", 3000}})}));
+    auto result = client.api.execute(client.api.get_request(config_maps, ns.name(), "slow"));
+    CHECK_FALSE(result.ok());
+    CHECK(result.status.code == 0);
+    CHECK_THAT(result.status.message, Catch::Contains("gave up after 4 attempts"));
+    CHECK_THAT(result.status.message, Catch::Contains("imed out") || Catch::Contains("imeout"));
+  }
+  proxy.faults(Json::array());
+}
