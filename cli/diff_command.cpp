@@ -5,6 +5,7 @@
 
 #include "apply/diff_pass.hpp"
 #include "apply/live_state.hpp"
+#include "apply/prune_preview.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "desired_set.hpp"
@@ -18,6 +19,7 @@ namespace {
 struct DiffOptions {
   CommonOptions common;
   bool exit_code = false;
+  bool prune_namespaces = false;
   std::string output = "text";
   std::string report_file;
 };
@@ -56,6 +58,16 @@ int run_diff(DiffOptions& options) {
   apply::DiffPassOptions pass;
   pass.compare.ignore_rules = ignore_rules_of(config);
   auto result = apply::diff_against_live(client, desired.objects, live, pass);
+  if (options.common.prune) {
+    apply::PrunePreviewOptions prune;
+    prune.applyset = {"opctl-" + config.name, config.namespace_name};
+    prune.prune_namespaces = flag_given(options.common, "--prune-namespaces") || !config.prune_namespaces
+                                 ? options.prune_namespaces
+                                 : *config.prune_namespaces;
+    prune.compare = pass.compare;
+    auto pruned = apply::prune_preview(client, desired.objects, prune);
+    result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
+  }
 
   print_result(options, result.diffs, desired.revision);
   if (options.common.verbose)
@@ -76,10 +88,15 @@ void register_diff(CLI::App& app, CommandAction& action) {
       ">=2 error.\n\n"
       "Examples:\n"
       "  opctl diff --path manifests-example/\n"
+      "  opctl diff --path manifests-example/ --prune        # also what a pruning pass would delete\n"
       "  opctl diff --repo https://git.example/ops.git --path prod --exit-code -o markdown > diff.md\n");
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_flag("--exit-code", options->exit_code, "Exit 1 when there are differences (0 when in sync)");
+  command->add_flag("--prune", options->common.prune,
+                    "Also show the objects a pass with --prune would delete (also: prune: true in opctl.yaml)");
+  command->add_flag("--prune-namespaces", options->prune_namespaces,
+                    "With --prune, count Namespaces that still hold objects opctl does not manage as pruned too");
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();

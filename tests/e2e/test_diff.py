@@ -349,6 +349,40 @@ def test_object_deleted_live_is_added(cluster, namespace, app):
     assert objects[("Service", "web")]["changedPaths"] == [""]
 
 
+def test_prune_shows_what_a_pruning_pass_would_delete_and_deletes_nothing(cluster, namespace, manifests, tmp_path):
+    def cm(name, extra=""):
+        return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\n{extra}data:\n  k: v\n"
+    config = opctl_config(setname(), namespace)
+    root = manifests({"opctl.yaml": config, "a.yaml": cm("kept-in-git"), "b.yaml": cm("left-git"),
+                      "c.yaml": cm("protected", "  annotations:\n    opctl.io/prune: disabled\n")})
+    reconcile_ok(cluster, root)
+    (root / "b.yaml").unlink()
+    (root / "c.yaml").unlink()
+
+    without = diff(cluster, root, "--exit-code")
+    assert without.returncode == 0, without.stdout + without.stderr
+    assert "0 pruned" in without.stdout
+
+    report = tmp_path / "report.json"
+    result = diff(cluster, root, "--exit-code", "--prune", "--report", str(report))
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = diff_lines(result.stdout)
+    assert f"- v1 ConfigMap {namespace}/left-git" in lines, result.stdout
+    assert "-kind: ConfigMap" in lines
+    assert "protected" not in result.stdout  # opctl.io/prune: disabled is never pruned
+    assert "0 added, 0 changed, 1 pruned, 1 unchanged" in result.stdout
+    objects = report_objects(json.loads(report.read_text()))
+    assert objects[("ConfigMap", "left-git")]["action"] == "pruned"
+    markdown = diff(cluster, root, "--prune", "-o", "markdown")
+    assert "left-git" in markdown.stdout and "| 0 | 0 | 1 | 1 | 0 |" in markdown.stdout, markdown.stdout
+    assert cluster.exists("configmap", "left-git", "-n", namespace)  # a diff deletes nothing
+
+    # prune: true in opctl.yaml has the same effect as the flag
+    (root / "opctl.yaml").write_text(config + "spec:\n  prune: true\n")
+    from_config = diff(cluster, root, "--exit-code")
+    assert from_config.returncode == 1 and "1 pruned" in from_config.stdout, from_config.stdout
+
+
 def test_ignore_annotation_hides_drift(cluster, namespace, manifests):
     cm = (f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ignored\n  namespace: {namespace}\n"
           "  annotations:\n    opctl.io/diff: ignore\ndata:\n  k: git\n")

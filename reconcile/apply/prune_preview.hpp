@@ -1,0 +1,28 @@
+// What a pass with prune on would delete, as diff entries: members of the
+// ApplySet inventory that are no longer desired. The same rules as the pass:
+// never an object annotated opctl.io/prune: disabled, never a Namespace that
+// still holds objects opctl does not manage (unless prune_namespaces).
+#pragma once
+
+#include <vector>
+
+#include "diff/object_diff.hpp"
+#include "kube/api_client.hpp"
+#include "model/object.hpp"
+#include "plan/applyset.hpp"
+
+namespace opctl::apply {
+
+struct PrunePreviewOptions {
+  plan::ApplySetParent applyset;
+  bool prune_namespaces = false;
+  diff::CompareOptions compare;
+};
+
+// Entries with Change::pruned (before = the live object, normalised and
+// masked; after = null), in deletion order. Empty when the set has no parent
+// yet. Reads only: the parent, and one LIST per kind and namespace.
+std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::vector<model::Object>& desired,
+                                            const PrunePreviewOptions& options);
+
+}  // namespace opctl::apply
