@@ -12,6 +12,7 @@
 #include "kinds/backup/backup_reconciler.hpp"
 #include "kinds/backup/backup_spec.hpp"
 #include "kube/api_error.hpp"
+#include "resource_lookup.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -23,24 +24,6 @@ struct BackupOptions {
   std::string name;
   bool now = false;
 };
-
-kube::ResourceInfo resource_or_fail(kube::ApiClient& client, const model::GroupVersionKind& gvk) {
-  auto info = client.mapper().find(gvk);
-  if (!info)
-    throw ClusterError(fmt::format("the cluster does not serve {} {}: install the CRDs first (opctl crds | kubectl "
-                                   "apply --server-side -f -)",
-                                   gvk.api_version(), gvk.kind));
-  return *info;
-}
-
-Json get_or_fail(kube::ApiClient& client, const kube::ResourceInfo& info, const std::string& namespace_name,
-                 const std::string& name) {
-  auto result = client.execute(client.get_request(info, namespace_name, name));
-  if (result.status.reason == kube::ApiReason::not_found)
-    throw ClusterError(fmt::format("{} {}/{} not found", info.gvk.kind, namespace_name, name));
-  if (!result.ok()) throw kube::ApiError(result.status);
-  return result.object;
-}
 
 std::string describe_issues(const std::vector<kinds::schema::Issue>& issues) {
   std::vector<std::string> lines;

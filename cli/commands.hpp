@@ -16,6 +16,8 @@ void register_validate(CLI::App& app, CommandAction& action);
 void register_status(CLI::App& app, CommandAction& action);
 void register_crds(CLI::App& app, CommandAction& action);
 void register_backup(CLI::App& app, CommandAction& action);
+void register_promote(CLI::App& app, CommandAction& action);
+void register_install(CLI::App& app, CommandAction& action);
 void register_completion(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

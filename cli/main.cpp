@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   cli::register_status(app, action);
   cli::register_crds(app, action);
   cli::register_backup(app, action);
+  cli::register_promote(app, action);
+  cli::register_install(app, action);
   cli::register_completion(app, action);
   try {
     app.parse(argc, argv);

@@ -61,9 +61,12 @@ int kind_rank(const model::GroupVersionKind& gvk) {
       {"CustomResourceDefinition", 1},
       {"PriorityClass", 2},
       {"StorageClass", 2},
+      // Roles before the bindings that name them: without `bind`, the API
+      // server reads a role's rules to allow a binding to it, so a binding
+      // sent alongside its role fails for any identity but an admin.
       {"ClusterRole", 3},
-      {"ClusterRoleBinding", 3},
-      {"Role", 4},
+      {"Role", 3},
+      {"ClusterRoleBinding", 4},
       {"RoleBinding", 4},
       {"ServiceAccount", 5},
       {"Secret", 6},

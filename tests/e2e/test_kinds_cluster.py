@@ -307,3 +307,136 @@ def test_deletion_takes_a_final_backup_then_the_garbage_collector_removes_the_ch
     assert not db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
     assert leftovers == []
     assert db.cluster.exists("pvc", "backup-store", "-n", db.namespace)
+
+
+MAJOR_17 = "ghcr.io/cloudnative-pg/postgresql:17.5"
+MAJOR_15 = "ghcr.io/cloudnative-pg/postgresql:15.10"
+
+
+def test_supervised_update_waits_for_opctl_promote(db):
+    supervised = "  primaryUpdateStrategy: supervised\n"
+    db.write(extra=supervised)
+    db.settle()
+    db.write(image=NEW_IMAGE, extra=supervised)
+    for _ in range(8):  # replicas first, each after the previous one is Ready again
+        db.ready_all()
+        db.reconcile()
+        if db.status().get("phase") == "WaitingForUser":
+            break
+    assert db.status()["phase"] == "WaitingForUser", db.status()
+    assert "opctl promote db INSTANCE" in db.condition("Progressing")["message"]
+    images = {name: pod["spec"]["containers"][0]["image"] for name, pod in db.pods().items()}
+    assert images == {"db-1": OLD_IMAGE, "db-2": NEW_IMAGE, "db-3": NEW_IMAGE}
+    db.reconcile()  # nothing moves without the user
+    assert db.primaries() == ["db-1"] and db.status()["phase"] == "WaitingForUser"
+
+    bad = db.cluster.opctl("promote", "db", "db-9", "--kubeconfig", db.cluster.kubeconfig, "-n", db.namespace)
+    assert bad.returncode == 0, bad.stderr  # recorded; the pass decides
+    db.reconcile()
+    assert db.primaries() == ["db-1"]
+    assert "was ignored" in db.condition("Progressing")["message"]
+
+    invalid = db.cluster.opctl("promote", "db", "web-2", "--kubeconfig", db.cluster.kubeconfig, "-n", db.namespace)
+    assert invalid.returncode == 2 and "not an instance of db" in invalid.stderr
+
+    promote = db.cluster.opctl("promote", "db", "3", "--kubeconfig", db.cluster.kubeconfig, "-n", db.namespace)
+    assert promote.returncode == 0, promote.stderr
+    assert "switchover to db-3" in promote.stdout
+    annotation = db.resource()["metadata"]["annotations"]["opctl.io/promote"]
+    assert annotation.startswith("db-3@")
+    db.reconcile()
+    assert db.status()["targetPrimary"] == "db-3"
+    db.settle()
+    assert db.primaries() == ["db-3"]
+    images = {name: pod["spec"]["containers"][0]["image"] for name, pod in db.pods().items()}
+    assert set(images.values()) == {NEW_IMAGE}
+
+
+def test_major_version_upgrade_runs_pg_upgrade_then_replicas_clone_anew(db):
+    db.write()
+    db.settle()
+    db.write(image=MAJOR_17)
+    db.reconcile()  # every instance stops; the volumes stay
+    assert db.pod_names() == []
+    assert db.pvc_names() == ["db-1", "db-2", "db-3"]
+    assert db.status()["phase"] == "MajorUpgrade"
+    db.reconcile()
+    job = db.get("job", "db-upgrade-17")
+    assert job["metadata"]["labels"]["opctl.io/cluster-job"] == "major-upgrade"
+    pod = job["spec"]["template"]["spec"]
+    assert pod["volumes"][0]["persistentVolumeClaim"]["claimName"] == "db-1"
+    assert pod["initContainers"][0]["image"] == OLD_IMAGE and pod["containers"][0]["image"] == MAJOR_17
+    assert "pg_upgrade" in " ".join(pod["containers"][0].get("command", []) + pod["containers"][0].get("args", []))
+    db.reconcile()  # the Job runs: nothing starts, no failover
+    assert db.pod_names() == [] and db.status()["currentPrimary"] == "db-1"
+
+    db.complete_job("db-upgrade-17")
+    db.reconcile()
+    assert db.pod_names() == ["db-1"]
+    assert db.pods()["db-1"]["spec"]["containers"][0]["image"] == MAJOR_17
+    assert db.pvc_names() == ["db-1"]  # the replicas' data was of the old major
+    assert db.status()["pgDataImageInfo"] == {"image": MAJOR_17, "majorVersion": 17}
+    db.settle()
+    assert db.pod_names() == ["db-1", "db-4", "db-5"]
+    assert db.primaries() == ["db-1"]
+
+
+def test_major_version_downgrade_is_refused(db):
+    db.write()
+    db.settle()
+    db.write(image=MAJOR_15)
+    db.reconcile()
+    degraded = db.condition("Degraded")
+    assert (degraded["status"], degraded["reason"]) == ("True", "MajorDowngradeRefused")
+    assert db.pod_names() == ["db-1", "db-2", "db-3"]
+    assert {pod["spec"]["containers"][0]["image"] for pod in db.pods().values()} == {OLD_IMAGE}
+
+
+def test_restore_from_a_backup_starts_the_first_instance_from_its_artifact(db):
+    store = (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: backup-store\n"
+             f"  namespace: {db.namespace}\nspec:\n  accessModes: [ReadWriteOnce]\n"
+             f"  resources:\n    requests:\n      storage: 1Gi\n")
+    backup = (f"apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: snap\n  namespace: {db.namespace}\n"
+              f"spec:\n  cluster: db\n  target:\n    pvc: backup-store\n")
+    restored = (f"apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: copy\n"
+                f"  namespace: {db.namespace}\nspec:\n  instances: 2\n  imageName: {OLD_IMAGE}\n"
+                f"  storage:\n    size: 1Gi\n  bootstrap:\n    recovery:\n      backup: snap\n")
+    # A restore from a Backup that does not exist yet starts nothing.
+    db.write_files({"copy.yaml": restored})
+    db.reconcile()
+    copy = db.get("clusters.opctl.io", "copy")
+    degraded = [c for c in copy["status"]["conditions"] if c["type"] == "Degraded"][0]
+    assert (degraded["status"], degraded["reason"]) == ("True", "BackupNotFound")
+    assert not db.cluster.exists("pvc", "copy-1", "-n", db.namespace)
+    assert not db.cluster.exists("pod", "copy-1", "-n", db.namespace)
+
+    # The source: db, and a one-off Backup of it that succeeds.
+    db.write_files({"db.yaml": cluster_yaml(db.namespace, instances=1), "store.yaml": store, "backup.yaml": backup})
+    db.settle()
+    db.complete_job("snap-once")
+    db.reconcile()
+    assert db.get("backups.opctl.io", "snap")["status"]["lastSuccessfulTime"]
+
+    db.write_files({"db.yaml": cluster_yaml(db.namespace, instances=1), "store.yaml": store, "backup.yaml": backup,
+                    "copy.yaml": restored})
+    db.reconcile()
+    job = db.get("job", "copy-1-restore")
+    volumes = job["spec"]["template"]["spec"]["volumes"]
+    assert volumes[0]["persistentVolumeClaim"]["claimName"] == "copy-1"
+    assert volumes[1]["persistentVolumeClaim"]["claimName"] == "backup-store"
+    assert db.cluster.exists("pvc", "copy-1", "-n", db.namespace)
+    assert not db.cluster.exists("pod", "copy-1", "-n", db.namespace)  # never an empty database first
+    assert db.get("clusters.opctl.io", "copy")["status"]["recovery"]["phase"] == "Restoring"
+
+    db.complete_job("copy-1-restore")
+    db.reconcile()
+    copy = db.get("clusters.opctl.io", "copy")
+    assert copy["status"]["recovery"]["phase"] == "Completed"
+    assert copy["status"]["recovery"]["backup"] == "snap"
+    assert db.get("pod", "copy-1")["metadata"]["labels"]["opctl.io/role"] == "primary"
+    db.set_ready("copy-1")  # ready_all plays kubelet for db's Pods only
+    for _ in range(8):  # the replica joins the restored primary
+        db.reconcile()
+        if db.cluster.exists("pod", "copy-2", "-n", db.namespace):
+            break
+    assert db.get("pod", "copy-2")["metadata"]["labels"]["opctl.io/role"] == "replica"

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 ROOT = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
-SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "version", "completion"]
+SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "install", "crds", "backup", "promote", "version",
+               "completion"]
 
 
 def run(cluster, *args):

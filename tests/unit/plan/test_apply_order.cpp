@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "model/error.hpp"
 #include "plan/apply_order.hpp"
 
@@ -32,6 +34,20 @@ TEST_CASE("within a wave, namespaces and CRDs come first and custom resources la
   };
   CHECK(ordered_names(objects) == std::vector<std::string>{"shop", "crd", "role", "sa", "config", "data", "web-svc",
                                                            "web", "db", "ingress"});
+}
+
+TEST_CASE("roles come before the bindings that name them", "[plan]") {
+  std::vector<Object> objects = {
+      make("rbac.authorization.k8s.io/v1", "RoleBinding", "rb"),
+      make("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "crb"),
+      make("rbac.authorization.k8s.io/v1", "Role", "r"),
+      make("rbac.authorization.k8s.io/v1", "ClusterRole", "cr"),
+  };
+  auto names = ordered_names(objects);
+  auto position = [&](const std::string& name) { return std::find(names.begin(), names.end(), name) - names.begin(); };
+  CHECK(position("r") < position("rb"));
+  CHECK(position("cr") < position("crb"));
+  CHECK(position("cr") < position("rb"));
 }
 
 TEST_CASE("waves order before kinds, negative waves first", "[plan]") {

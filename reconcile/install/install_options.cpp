@@ -1,0 +1,48 @@
+#include "install/install_options.hpp"
+
+#include <cctype>
+
+#include "kinds/cron/cron_schedule.hpp"
+
+namespace opctl::install {
+namespace {
+
+bool is_lower_alnum(char letter) {
+  return std::islower(static_cast<unsigned char>(letter)) || std::isdigit(static_cast<unsigned char>(letter));
+}
+
+// RFC 1123: lower-case letters, digits and `extra`, starting and ending alphanumeric.
+bool is_dns_name(const std::string& name, std::size_t max_length, const std::string& extra) {
+  if (name.empty() || name.size() > max_length) return false;
+  if (!is_lower_alnum(name.front()) || !is_lower_alnum(name.back())) return false;
+  for (char letter : name)
+    if (!is_lower_alnum(letter) && extra.find(letter) == std::string::npos) return false;
+  return true;
+}
+
+bool is_dns_label(const std::string& name) {
+  return is_dns_name(name, 63, "-");
+}
+bool is_dns_subdomain(const std::string& name) {
+  return is_dns_name(name, 253, "-.");
+}
+
+}  // namespace
+
+std::vector<Problem> option_problems(const InstallOptions& options) {
+  std::vector<Problem> problems;
+  if (!is_dns_label(options.namespace_name))
+    problems.push_back(
+        {"", 0, "--namespace", "\"" + options.namespace_name + "\" is not a valid namespace name"});
+  if (!options.git_secret.empty() && !is_dns_subdomain(options.git_secret))
+    problems.push_back({"", 0, "--git-secret", "\"" + options.git_secret + "\" is not a valid Secret name"});
+  if (options.image.empty()) problems.push_back({"", 0, "--image", "must name an image"});
+  try {
+    kinds::cron::CronSchedule::parse(options.schedule);
+  } catch (const Error& error) {
+    problems.push_back({"", 0, "--schedule", error.what()});
+  }
+  return problems;
+}
+
+}  // namespace opctl::install

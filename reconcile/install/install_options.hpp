@@ -1,0 +1,39 @@
+// What `opctl install` is asked for: where opctl runs, how often, with which
+// image, source and credentials. The defaults are the documented ones.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/error.hpp"
+
+namespace opctl::install {
+
+struct InstallOptions {
+  std::string namespace_name = "opctl-system";  // where the CronJob, its account and config live
+  std::string config_name = "default";          // opctl.yaml metadata.name: names every object opctl-<name>
+  std::string config_text;                      // the opctl.yaml the CronJob reads (from the ConfigMap)
+  std::string image;                            // e.g. ghcr.io/opctl/opctl:0.1.0
+  std::string schedule = "*/5 * * * *";
+  bool cluster_admin = false;  // bind cluster-admin instead of the computed rules
+  // The source the CronJob fetches; empty fields are left to opctl.yaml.
+  std::string repo, ref, path;
+  // A Secret (by name; never its content) with git credentials: keys `token`
+  // for HTTPS, or `ssh-privatekey` and `known_hosts` for SSH.
+  std::string git_secret;
+};
+
+// The paths inside the CronJob's container.
+inline constexpr const char* k_config_dir = "/etc/opctl/config";
+inline constexpr const char* k_git_dir = "/etc/opctl/git";
+inline constexpr const char* k_cache_dir = "/var/cache/opctl";
+
+// opctl.yaml for a set that has none: names the Lease and ApplySet parent
+// opctl-<name> and keeps them in the install namespace.
+std::string minimal_config_text(const std::string& config_name, const std::string& namespace_name);
+
+// What is wrong with the options (a cron schedule the CronJob would reject,
+// names Kubernetes would refuse), each naming its flag.
+std::vector<Problem> option_problems(const InstallOptions& options);
+
+}  // namespace opctl::install

@@ -1,0 +1,101 @@
+#include <catch2/catch.hpp>
+
+#include "install/install_manifests.hpp"
+
+using opctl::install::InstallOptions;
+using opctl::install::RbacRules;
+using opctl::model::Json;
+
+namespace {
+
+InstallOptions options() {
+  InstallOptions options;
+  options.config_name = "shop";
+  options.image = "ghcr.io/opctl/opctl:0.1.0";
+  options.config_text = opctl::install::minimal_config_text("shop", "opctl-system");
+  options.repo = "https://git.example/ops.git";
+  options.path = "prod";
+  return options;
+}
+
+std::vector<std::string> kinds_of(const std::vector<Json>& objects) {
+  std::vector<std::string> kinds;
+  for (const auto& object : objects)
+    kinds.push_back(object["kind"]);
+  return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("given computed rules we should emit objects in the order they can be applied", "[install]") {
+  RbacRules rbac;
+  rbac.namespaced["shop"].allow("", "configmaps", {"get"});
+  rbac.namespaced["opctl-system"].allow("", "secrets", {"create"});
+  rbac.cluster.allow("", "namespaces", {"list"});
+  auto objects = opctl::install::install_manifests(options(), rbac);
+  CHECK(kinds_of(objects) == std::vector<std::string>{"Namespace", "Namespace", "ServiceAccount",
+                                                      "ClusterRole", "ClusterRoleBinding", "Role",
+                                                      "RoleBinding", "Role", "RoleBinding", "ConfigMap",
+                                                      "CronJob"});
+  CHECK(objects[1]["metadata"] == Json{{"name", "shop"}});
+  CHECK(objects[3]["metadata"]["name"] == "opctl:opctl-system:shop");
+  CHECK(objects[4]["subjects"][0]["name"] == "opctl-shop");
+  CHECK(objects[4]["subjects"][0]["namespace"] == "opctl-system");
+}
+
+TEST_CASE("given --rbac cluster-admin we should bind cluster-admin and nothing else", "[install]") {
+  auto install = options();
+  install.cluster_admin = true;
+  RbacRules rbac;
+  rbac.namespaced["shop"].allow("", "configmaps", {"get"});
+  auto objects = opctl::install::install_manifests(install, rbac);
+  CHECK(kinds_of(objects) == std::vector<std::string>{"Namespace", "ServiceAccount", "ClusterRoleBinding",
+                                                      "ConfigMap", "CronJob"});
+  CHECK(objects[2]["roleRef"]["name"] == "cluster-admin");
+}
+
+TEST_CASE("given the defaults we should run a hardened CronJob that never overlaps", "[install]") {
+  Json job = opctl::install::cron_job(options());
+  const Json& spec = job["spec"];
+  CHECK(spec["schedule"] == "*/5 * * * *");
+  CHECK(spec["concurrencyPolicy"] == "Forbid");
+  CHECK(spec.contains("startingDeadlineSeconds"));
+  CHECK(spec["jobTemplate"]["spec"].contains("backoffLimit"));
+  const Json& pod = spec["jobTemplate"]["spec"]["template"]["spec"];
+  CHECK(pod["serviceAccountName"] == "opctl-shop");
+  CHECK(pod["securityContext"]["runAsNonRoot"] == true);
+  CHECK(pod["securityContext"]["runAsUser"] != 0);
+  const Json& container = pod["containers"][0];
+  CHECK(container["securityContext"]["readOnlyRootFilesystem"] == true);
+  CHECK(container["securityContext"]["capabilities"]["drop"] == Json::array({"ALL"}));
+  CHECK(container["resources"].contains("limits"));
+  CHECK(container["args"] ==
+        Json::array({"reconcile", "-f", "/etc/opctl/config/opctl.yaml", "--cache-dir", "/var/cache/opctl/git",
+                     "--repo", "https://git.example/ops.git", "--path", "prod"}));
+}
+
+TEST_CASE("given a git secret we should mount it and point opctl at files, never copy it", "[install]") {
+  auto install = options();
+  install.git_secret = "ops-git";
+  install.repo = "git@git.example:ops.git";
+  auto args = opctl::install::reconcile_args(install);
+  CHECK(std::find(args.begin(), args.end(), "/etc/opctl/git/ssh-privatekey") != args.end());
+  install.repo = "https://git.example/ops.git";
+  args = opctl::install::reconcile_args(install);
+  CHECK(std::find(args.begin(), args.end(), "/etc/opctl/git/token") != args.end());
+  Json pod = opctl::install::cron_job(install)["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  bool mounted = false;
+  for (const auto& volume : pod["volumes"])
+    if (volume.contains("secret")) mounted = volume["secret"]["secretName"] == "ops-git";
+  CHECK(mounted);
+}
+
+TEST_CASE("given bad options we should name each flag", "[install]") {
+  auto install = options();
+  install.schedule = "every day";
+  install.namespace_name = "Opctl_System";
+  auto problems = opctl::install::option_problems(install);
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].field == "--namespace");
+  CHECK(problems[1].field == "--schedule");
+}
