@@ -440,3 +440,18 @@ def test_restore_from_a_backup_starts_the_first_instance_from_its_artifact(db):
         if db.cluster.exists("pod", "copy-2", "-n", db.namespace):
             break
     assert db.get("pod", "copy-2")["metadata"]["labels"]["opctl.io/role"] == "replica"
+
+
+def test_bad_cluster_specs_are_rejected_with_file_line_and_field(db):
+    bad = (f"apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: db\n  namespace: {db.namespace}\n"
+           "spec:\n  instances: 0\n  storage:\n    size: lots\n  primaryUpdateMethod: sometimes\n")
+    db.write_files({"db.yaml": bad})
+    validate = db.cluster.opctl("validate", "--path", str(db.root))
+    assert validate.returncode == 2, validate.stdout + validate.stderr
+    output = validate.stdout + validate.stderr
+    assert "db.yaml:7: spec.instances: must be at least 1" in output, output
+    assert 'db.yaml:9: spec.storage.size: "lots" is not a quantity' in output
+    assert "db.yaml:10: spec.primaryUpdateMethod:" in output
+    result = db.cluster.reconcile("--path", str(db.root))
+    assert result.returncode == 2 and "nothing was applied" in result.stderr
+    assert not db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
