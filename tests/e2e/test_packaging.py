@@ -162,3 +162,18 @@ def test_gitlab_recipe_runs_and_leaves_artifacts(cluster, recipe_workspace):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "from-pr" in (checkout / "diff.md").read_text()
     assert json.loads((checkout / "diff.json").read_text())["summary"]["added"] == 1
+
+
+def test_install_puts_the_binary_and_every_man_page_where_man_finds_them(cluster, tmp_path):
+    build_dir = pathlib.Path(cluster.opctl_bin).resolve().parents[1]
+    prefix = tmp_path / "prefix"
+    installed = subprocess.run(["cmake", "--install", str(build_dir), "--prefix", str(prefix)], capture_output=True,
+                               text=True)
+    assert installed.returncode == 0, installed.stderr
+    assert os.access(prefix / "bin" / "opctl", os.X_OK)
+    for page in sorted((ROOT / "man").iterdir()):
+        section = page.suffix[1:]
+        assert (prefix / "share" / "man" / f"man{section}" / page.name).is_file(), page.name
+        found = subprocess.run(["man", "-M", str(prefix / "share" / "man"), "-w", section, page.stem],
+                               capture_output=True, text=True)
+        assert found.returncode == 0, f"man {section} {page.stem}: {found.stderr}"
