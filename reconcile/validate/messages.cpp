@@ -5,26 +5,12 @@
 #include <algorithm>
 #include <cctype>
 
+#include "model/edit_distance.hpp"
+
 namespace opctl::validate {
 namespace {
 
 constexpr std::size_t k_max_shown = 40;
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t above = row[j];
-      std::size_t substitution = diagonal + (std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1);
-      row[j] = std::min({above + 1, row[j - 1] + 1, substitution});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 }  // namespace
 
@@ -50,7 +36,7 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   std::string best;
   std::size_t best_distance = std::max<std::size_t>(1, std::min<std::size_t>(3, name.size() / 3)) + 1;
   for (const auto& candidate : candidates) {
-    std::size_t distance = edit_distance(name, candidate);
+    std::size_t distance = model::edit_distance(name, candidate, model::LetterCase::ignored);
     if (distance < best_distance) {
       best = candidate;
       best_distance = distance;
