@@ -26,9 +26,14 @@ struct LiveStateOptions {
   // Record a Forbidden GET in `unreadable` instead of throwing, so that one
   // kind the credentials may not read (Secrets, often) does not hide the rest.
   bool record_forbidden = false;
+  // Only this manager's managedFields entries are kept (the fast path, the
+  // local comparison and ignoreDifferences read no other); the rest is often
+  // most of an object's size. Empty: keep every entry.
+  std::string managed_fields_of = kube::k_field_manager;
 };
 
-// Lists every (resource, namespace) the desired objects live in. Kinds the
+// Lists every (resource, namespace) the desired objects live in and keeps the
+// desired objects only (a namespace's other objects are never read). Kinds the
 // server does not serve yet (their CRD is in the set) are simply absent. When
 // a LIST is Forbidden, falls back to a GET per object. Throws ApiError on
 // other failures.

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# opctl vs kubectl on one real control plane (testenv). Writes bench/RESULTS.md.
+#
+#   bench/run.sh            full run: N = 5000 (3 reps, kubectl diff 1), 1000 and 100 (5 reps); ~75 min on 2 cores
+#   bench/run.sh --quick    smoke run: N = 100, 2 reps (~3 min)
+#
+# Other options go to bench/bench.py (--sizes 100,1000, --reps 5, --reps-large 3, --opctl-source git|dir,
+# --workdir DIR, --results FILE, --keep-testenv). The opctl binary comes from $OPCTL_BIN (default build/cli/opctl).
+# Needs: kubectl, git, diff, /usr/bin/time (GNU time), python3 with PyYAML, and the cached testenv binary
+# (tests/testenv/build.sh). Scratch data goes to /tmp/opctl-bench/run-<timestamp>/.
+# Never run by ctest: nothing here is registered as a test.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$here/.."
+for tool in kubectl git diff python3; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool not found" >&2; exit 2; }
+done
+[[ -x /usr/bin/time ]] || { echo "run.sh: GNU time (/usr/bin/time) not found" >&2; exit 2; }
+python3 -c 'import yaml' || { echo "run.sh: python3 needs PyYAML" >&2; exit 2; }
+export OPCTL_BIN="${OPCTL_BIN:-$PWD/build/cli/opctl}"
+exec python3 "$here/bench.py" "$@"
