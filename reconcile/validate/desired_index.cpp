@@ -8,17 +8,20 @@ bool same_namespace(const std::string& a, const std::string& b) { return a.empty
 }  // namespace
 
 DesiredIndex::DesiredIndex(const std::vector<model::Object>& objects) : objects_(objects) {
-  for (const auto& object : objects) by_kind_.emplace(GroupKind{object.gvk().group, object.kind()}, &object);
+  for (const auto& object : objects) {
+    GroupKind kind{object.gvk().group, object.kind()};
+    by_kind_.emplace(kind, &object);
+    by_name_.emplace(std::make_pair(kind, object.name()), &object);
+  }
 }
 
 bool DesiredIndex::has_kind(const GroupKind& kind) const { return by_kind_.contains(kind); }
 
 const model::Object* DesiredIndex::find(const GroupKind& kind, const std::string& namespace_name,
                                         const std::string& name) const {
-  auto [begin, end] = by_kind_.equal_range(kind);
+  auto [begin, end] = by_name_.equal_range(std::make_pair(kind, name));
   for (auto it = begin; it != end; ++it)
-    if (it->second->name() == name && same_namespace(it->second->namespace_name(), namespace_name))
-      return it->second;
+    if (same_namespace(it->second->namespace_name(), namespace_name)) return it->second;
   return nullptr;
 }
 

@@ -29,6 +29,9 @@ class DesiredIndex {
  private:
   const std::vector<model::Object>& objects_;
   std::multimap<GroupKind, const model::Object*> by_kind_;
+  // find() runs once per reference (thousands in a big set): by kind and
+  // name, so it costs a lookup, not a scan of every object of the kind.
+  std::multimap<std::pair<GroupKind, std::string>, const model::Object*> by_name_;
 };
 
 }  // namespace opctl::validate
