@@ -219,7 +219,13 @@ class PassRunner {
       pending = std::move(still);
     }
     for (auto index : pending) update(index, Action::failed, "CustomResourceDefinition did not become Established in time");
-    client_.mapper().invalidate();
+    // Discovery changes only when a CRD did: a no-op pass keeps what it knows
+    // (a kind still missing later refreshes it anyway).
+    bool changed = std::any_of(members.begin(), members.end(), [&](std::size_t index) {
+      const Json* before = live_.find(objects_[index].key());
+      return before == nullptr || resource_version(*before) != resource_version(applied_[index]);
+    });
+    if (changed) client_.mapper().invalidate();
     return pending.empty();
   }
 
