@@ -11,20 +11,6 @@
 namespace opctl::model {
 namespace {
 
-std::string escape_pointer_token(const std::string& token) {
-  std::string escaped;
-  for (char c : token) {
-    if (c == '~') {
-      escaped += "~0";
-    } else if (c == '/') {
-      escaped += "~1";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
 // Plain (unquoted, untagged) scalars are resolved like go-yaml v2, which is
 // what kubectl and the API machinery use, so `on` is a boolean here too.
 Json resolve_plain_scalar(const std::string& text) {
@@ -196,6 +182,20 @@ std::string to_yaml(const Json& value) {
   out.SetMapFormat(YAML::Block);
   emit(out, value);
   return std::string(out.c_str()) + "\n";
+}
+
+std::string escape_pointer_token(const std::string& token) {
+  std::string escaped;
+  for (char c : token) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
 }
 
 }  // namespace opctl::model

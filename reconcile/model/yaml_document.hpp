@@ -33,4 +33,7 @@ std::vector<YamlDocument> parse_yaml_documents(std::string_view text, const std:
 // Renders JSON as block-style YAML (keys in the JSON's order).
 std::string to_yaml(const Json& value);
 
+// A key as one RFC 6901 JSON pointer token: "~" becomes "~0", "/" "~1".
+std::string escape_pointer_token(const std::string& token);
+
 }  // namespace opctl::model

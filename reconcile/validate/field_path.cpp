@@ -2,28 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "model/yaml_document.hpp"
+
 namespace opctl::validate {
-namespace {
-
-// RFC 6901: "~" and "/" inside a key become "~0" and "~1".
-std::string escape_token(const std::string& key) {
-  std::string escaped;
-  for (char c : key) {
-    if (c == '~') {
-      escaped += "~0";
-    } else if (c == '/') {
-      escaped += "~1";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
-}  // namespace
 
 FieldPath FieldPath::child(const std::string& key) const {
-  return {pointer + "/" + escape_token(key), field.empty() ? key : field + "." + key};
+  return {pointer + "/" + model::escape_pointer_token(key), field.empty() ? key : field + "." + key};
 }
 
 FieldPath FieldPath::index(std::size_t position) const {
