@@ -6,14 +6,14 @@ import base64
 import json
 import os
 import pathlib
-import pty
 import re
-import select
 import subprocess
 import time
 import uuid
 
 import pytest
+
+from terminal import run_on_terminal
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -633,37 +633,16 @@ def test_read_only_credentials_fall_back_to_a_local_comparison(cluster, namespac
 
 # --- 6. the output contract --------------------------------------------------
 
-def run_in_pty(args, env):
-    """Runs opctl with its stdout on a terminal; returns (exit code, output)."""
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(args, stdout=follower, stderr=subprocess.PIPE, env=env)
-    os.close(follower)
-    output = b""
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.close(leader)
-    return process.wait(timeout=60), output.decode()
-
-
 def test_colour_only_on_a_terminal_without_no_color(cluster, namespace, app):
     root, write = app
     write(tier="frontend")
     args = [cluster.opctl_bin, "diff", "--kubeconfig", cluster.kubeconfig, "--path", str(root)]
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "KUBECONFIG")}
-    code, coloured = run_in_pty(args, env)
+    code, coloured, _ = run_on_terminal(args, env)
     assert code == 0
     assert "\x1b[32m+    tier: frontend\x1b[0m" in coloured
-    assert "\x1b[" not in run_in_pty(args + ["--no-color"], env)[1]
-    assert "\x1b[" not in run_in_pty(args, {**env, "NO_COLOR": "1"})[1]
+    assert "\x1b[" not in run_on_terminal(args + ["--no-color"], env)[1]
+    assert "\x1b[" not in run_on_terminal(args, {**env, "NO_COLOR": "1"})[1]
     piped = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout and "+    tier: frontend" in piped.stdout
 

@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 
+from terminal import run_on_terminal
+
 
 def config(name, set_namespace, **spec):
     lines = ["apiVersion: opctl.io/v1alpha1", "kind: Config", "metadata:", f"  name: {name}", f"  namespace: {set_namespace}"]
@@ -404,36 +406,12 @@ spec:
     assert live["spec"]["replicas"] == 5
 
 
-def run_with_stderr_on_a_terminal(args):
-    """Runs opctl with stderr on a pseudo-terminal; returns (exit code, stdout, terminal output)."""
-    import pty
-    import select
-    leader, follower = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=follower, env=env)
-    os.close(follower)
-    output = b""
-    while True:
-        ready, _, _ = select.select([leader], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.close(leader)
-    stdout = process.stdout.read().decode()
-    return process.wait(timeout=60), stdout, output.decode()
-
-
 def test_progress_line_per_wave_on_a_terminal_only(cluster, namespace, manifests, setname):
     root = manifests({"opctl.yaml": config(setname, namespace), "a.yaml": configmap("first", namespace),
                       "b.yaml": configmap("second", namespace, "  annotations: {opctl.io/wave: \"1\"}\n")})
     args = [cluster.opctl_bin, "reconcile", "--kubeconfig", cluster.kubeconfig, "--path", str(root)]
-    code, stdout, terminal = run_with_stderr_on_a_terminal(args)
+    env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
+    code, terminal, stdout = run_on_terminal(args, env, terminal="stderr")
     assert code == 0, terminal
     assert "\r\x1b[2Kwave 0: applying 1 objects" in terminal, repr(terminal)
     assert "\r\x1b[2Kwave 1: applying 1 objects" in terminal, repr(terminal)
@@ -441,7 +419,7 @@ def test_progress_line_per_wave_on_a_terminal_only(cluster, namespace, manifests
     assert f"ConfigMap {namespace}/first created" in stdout and f"ConfigMap {namespace}/second created" in stdout
     assert "\x1b" not in stdout  # stdout is a pipe: plain lines only
 
-    quiet_code, _, quiet_terminal = run_with_stderr_on_a_terminal(args + ["--quiet"])
+    quiet_code, quiet_terminal, _ = run_on_terminal(args + ["--quiet"], env, terminal="stderr")
     assert quiet_code == 0 and "wave" not in quiet_terminal, repr(quiet_terminal)
     piped = cluster.reconcile("--path", str(root))
     assert piped.returncode == 0 and "\r" not in piped.stderr and "wave 0" not in piped.stderr
