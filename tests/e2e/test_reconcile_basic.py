@@ -48,6 +48,13 @@ def test_example_reconciles_and_a_second_pass_is_unchanged(cluster):
     assert all(found == {"unchanged"} for found in actions.values()), second.stdout
     assert "0 created" in second.stdout and " 0 failed" in second.stdout
 
+    # The kinds' children too: re-sending a Pod or a claim must not claim what the server defaulted.
+    children = [line for line in second.stdout.splitlines() if ": owned by opctl.io/Cluster shop/db" in line]
+    owned = {" ".join(line.split()[:2]) for line in children}
+    assert {"Pod shop/db-1", "PersistentVolumeClaim shop/db-1", "Service shop/db-rw", "Secret shop/db-app"} <= owned
+    assert all(line.split()[2] == "unchanged:" for line in children), second.stdout
+    assert re.search(r"\b0 configured\b", second.stdout), second.stdout
+
 
 def test_created_then_configured_then_unchanged(cluster, namespace, manifests):
     root = manifests({"cm.yaml": configmap("settings", namespace)})

@@ -1,5 +1,6 @@
 #include "kinds/cluster/cluster_children.hpp"
 
+#include "diff/owned_values.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_view.hpp"
 #include "kinds/kind_reconciler.hpp"
@@ -14,6 +15,16 @@ using model::Json;
 constexpr int k_pod_generator_version = 1;
 // CloudNativePG's default stopDelay: time for a clean (smart, then fast) shutdown.
 constexpr int k_termination_grace_seconds = 1800;
+
+// The spec fields the pass applied before. Re-sending the whole live spec
+// would claim what the server defaulted (a claim's volumeMode), a write that
+// changes only managedFields; objects created before opctl-controller
+// applied them have no entry, and keep the whole spec.
+Json applied_spec(const Json& live) {
+  auto owned = diff::owned_part(live, k_controller_field_manager);
+  if (owned && owned->contains("spec")) return (*owned)["spec"];
+  return live.value("spec", Json::object());
+}
 
 Json env_value(const char* name, const std::string& value) {
   return {{"name", name}, {"value", value}};
@@ -137,10 +148,7 @@ Json carry_over_pod(const ClusterSpec& spec, const Json& live, const std::string
   metadata["labels"][k_role_label] = role;
   if (std::string hash = annotation_of(live, k_spec_hash_annotation); !hash.empty())
     metadata["annotations"] = {{k_spec_hash_annotation, hash}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", metadata},
-          {"spec", live.value("spec", Json::object())}};
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", applied_spec(live)}};
 }
 
 Json build_pvc(const ClusterSpec& spec, const std::string& instance) {
@@ -158,7 +166,7 @@ Json carry_over_pvc(const ClusterSpec& spec, const Json& live, bool detached) {
   Json metadata = child_metadata(spec, instance);
   metadata["labels"] = instance_labels(spec, instance);
   if (detached) metadata["annotations"] = {{k_detached_annotation, "true"}};
-  Json pvc_spec = live.value("spec", Json::object());
+  Json pvc_spec = applied_spec(live);
   // Volumes only grow; a smaller size in the spec applies to new volumes only.
   Json::json_pointer storage("/resources/requests/storage");
   std::string current =

@@ -192,3 +192,26 @@ TEST_CASE("an invalid spec changes nothing and says why", "[cluster][children]")
   CHECK(world.status("currentPrimary") == "db-1");
   CHECK(result.finalizers == std::vector<std::string>{"opctl.io/final-backup"});
 }
+
+TEST_CASE("a carried-over claim re-sends only the fields opctl-controller applied", "[cluster][children]") {
+  // Given a claim the server has defaulted and bound, a pass should not claim volumeMode or volumeName:
+  // that write would change nothing but managedFields, and show as "configured" on every second pass.
+  World world(three_instances());
+  world.settle();
+  Json& pvc = world.child("PersistentVolumeClaim", "db-1");
+  pvc["spec"]["volumeMode"] = "Filesystem";
+  pvc["spec"]["volumeName"] = "pv-1";
+  pvc["metadata"]["managedFields"] = Json::parse(R"([
+    {"manager": "opctl-controller", "operation": "Apply", "fieldsType": "FieldsV1",
+     "fieldsV1": {"f:metadata": {"f:labels": {"f:opctl.io/cluster": {}, "f:opctl.io/instance": {}}},
+                  "f:spec": {"f:accessModes": {}, "f:resources": {"f:requests": {"f:storage": {}}}}}},
+    {"manager": "kube-controller-manager", "operation": "Update", "fieldsType": "FieldsV1",
+     "fieldsV1": {"f:spec": {"f:volumeName": {}}}}])");
+  world.pass();
+  const Json* sent = nullptr;
+  for (const auto& child : world.last.children)
+    if (child["kind"] == "PersistentVolumeClaim" && child["metadata"]["name"] == "db-1") sent = &child;
+  REQUIRE(sent != nullptr);
+  CHECK((*sent)["spec"] ==
+        Json::parse(R"({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}})"));
+}
