@@ -18,6 +18,7 @@ void register_crds(CLI::App& app, CommandAction& action);
 void register_backup(CLI::App& app, CommandAction& action);
 void register_promote(CLI::App& app, CommandAction& action);
 void register_install(CLI::App& app, CommandAction& action);
+void register_fetch(CLI::App& app, CommandAction& action);
 void register_completion(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

@@ -8,6 +8,7 @@ path, unreadable credential files, kustomize without kubectl); 3 for failures
 reaching the repository (unreachable, authentication rejected, SSH host key
 unknown or changed).
 """
+import json
 import pathlib
 import subprocess
 
@@ -364,3 +365,60 @@ def test_concurrent_runs_share_one_cache(cluster, namespace, upstream, tmp_path)
     [entry] = cache_entries(cache)
     assert subprocess.run(["git", "--git-dir", str(entry), "fsck", "--no-progress"],
                           capture_output=True).returncode == 0
+
+
+def fetch(cluster, *args, env=None):
+    return cluster.opctl("fetch", *args, env=env)
+
+
+def test_fetch_warms_the_cache_and_names_the_commit_a_pinned_pass_applies(cluster, namespace, upstream, tmp_path):
+    cache = tmp_path / "cache"
+    first = fetch(cluster, "--repo", upstream.file_url, "--path", "manifests", "--cache-dir", str(cache), "-o", "json")
+    assert first.returncode == 0, first.stderr
+    revision = json.loads(first.stdout)
+    assert revision["commit"] == upstream.sha("HEAD")
+    assert (revision["ref"], revision["path"], revision["subject"], revision["files"]) == ("main", "manifests",
+                                                                                         "first", 1)
+    [entry] = cache_entries(cache)
+    assert not cluster.exists("configmap", "git-config", "-n", namespace), "fetch must not apply anything"
+
+    # A new commit: the next fetch is incremental, into the same cache entry, and names the new commit.
+    first_packs = packs(entry)
+    second = upstream.commit({"manifests/cm.yaml": config_map("git-config", "2"),
+                              "manifests/extra.yaml": config_map("extra", "1")}, "second")
+    text = fetch(cluster, "--repo", upstream.file_url, "--path", "manifests", "--cache-dir", str(cache), "-v")
+    assert text.returncode == 0, text.stderr
+    assert f"commit:  {second}" in text.stdout
+    assert "files:   2 manifest files" in text.stdout
+    assert "new objects into" in text.stderr
+    assert cache_entries(cache) == [entry]
+    assert set(first_packs) < set(packs(entry))
+
+    # The reviewed commit, passed on as --ref, is what the pass applies even though main moved on.
+    upstream.commit({"manifests/cm.yaml": config_map("git-config", "3")}, "third")
+    pinned = cluster.reconcile("--repo", upstream.file_url, "--ref", revision["commit"], "--path", "manifests",
+                               "-n", namespace, "--cache-dir", str(cache))
+    assert pinned.returncode == 0, pinned.stderr
+    assert version_of(cluster, namespace) == "1"
+
+
+def test_fetch_errors_use_the_exit_codes_of_a_pass(cluster, upstream, http_server, tmp_path):
+    cache = str(tmp_path / "cache")
+    unknown = fetch(cluster, "--repo", upstream.file_url, "--ref", "nope", "--cache-dir", cache)
+    assert unknown.returncode == 2
+    assert 'no branch, tag or commit "nope"' in unknown.stderr
+    missing = fetch(cluster, "--repo", upstream.file_url, "--path", "absent", "--cache-dir", cache)
+    assert missing.returncode == 2
+    assert 'has no path "absent"' in missing.stderr
+    http_server.stop()
+    unreachable = fetch(cluster, "--repo", http_server.url("repo.git"), "--cache-dir", cache)
+    assert unreachable.returncode == 3, unreachable.stderr
+
+
+def test_fetch_over_http_never_prints_the_password(cluster, http_upstream, http_server, secret_file, tmp_path):
+    auth = secret_file("basic", "alice:s3cret-pw")
+    result = fetch(cluster, "--repo", http_server.url("repo.git"), "--git-basic-auth-file", auth, "--cache-dir",
+                   str(tmp_path / "cache"), "-v", "-o", "json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["commit"] == http_upstream.sha("HEAD")
+    assert "s3cret-pw" not in result.stdout + result.stderr

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 ROOT = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
-SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "install", "crds", "backup", "promote", "version",
-               "completion"]
+SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "install", "crds", "backup", "promote", "fetch",
+               "version", "completion"]
 
 
 def run(cluster, *args):
@@ -69,7 +69,7 @@ def test_every_flag_in_help_is_in_the_man_page(cluster, command):
 
 
 def test_every_subcommand_has_help_with_examples(cluster):
-    for command in ["reconcile", "diff", "status", "completion"]:
+    for command in ["reconcile", "diff", "status", "completion", "fetch", "backup"]:
         assert "Examples:" in run(cluster, command, "--help").stdout, command
 
 

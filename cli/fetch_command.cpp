@@ -1,0 +1,76 @@
+// opctl fetch: bring the git cache up to date and say which commit a pass
+// would use. Nothing is parsed and no cluster is contacted, so a pipeline can
+// warm the cache (or pin the commit it reviewed) before the real run.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "common_options.hpp"
+#include "source/desired_source.hpp"
+
+namespace opctl::cli {
+namespace {
+
+struct FetchCommandOptions {
+  CommonOptions common;
+  std::string output = "text";
+};
+
+nlohmann::json revision_json(const source::SourceRevision& revision, std::size_t files) {
+  return {{"repo", revision.repo},
+          {"ref", revision.ref},
+          {"commit", revision.commit},
+          {"author", revision.author},
+          {"time", revision.time},
+          {"subject", revision.subject},
+          {"path", revision.path.empty() ? "." : revision.path},
+          {"files", files}};
+}
+
+void print_text(const source::SourceRevision& revision, std::size_t files) {
+  if (revision.commit.empty()) {
+    std::cout << fmt::format("{}: {} manifest files (not in git)\n", revision.path, files);
+    return;
+  }
+  std::cout << fmt::format("repo:    {}\nref:     {}\ncommit:  {}\nauthor:  {}\ntime:    {}\nsubject: {}\n",
+                           revision.repo, revision.ref, revision.commit, revision.author, revision.time,
+                           revision.subject);
+  std::cout << fmt::format("path:    {}\nfiles:   {} manifest files\n",
+                           revision.path.empty() ? "." : revision.path, files);
+}
+
+}  // namespace
+
+void register_fetch(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<FetchCommandOptions>();
+  auto* command = app.add_subcommand(
+      "fetch",
+      "Fetch the git source into the cache and print the commit a pass would use (no cluster access)");
+  add_source_flags(*command, options->common);
+  command->add_option("-o,--output", options->output, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  command->add_flag("-v,--verbose", options->common.verbose, "Log what the fetch did to stderr");
+  command->footer(
+      "Reads the tree as a pass would (.opctlignore, kustomizations) but parses nothing.\n\n"
+      "Exit codes: 0 fetched, 2 unknown ref or path or a bad flag, 3 the fetch failed (network, auth).\n\n"
+      "Examples:\n"
+      "  opctl fetch --repo https://github.com/acme/deploy --ref main --path prod\n"
+      "  opctl fetch --repo git@github.com:acme/deploy.git -o json | jq -r .commit\n");
+  command->callback([options, &action] {
+    finish_source_options(options->common);
+    action = [options] {
+      auto source = source::load_desired_source(options->common.source);
+      if (options->output == "json")
+        std::cout << revision_json(source.revision, source.files.size()).dump(2) << "\n";
+      else
+        print_text(source.revision, source.files.size());
+      return 0;
+    };
+  });
+}
+
+}  // namespace opctl::cli
