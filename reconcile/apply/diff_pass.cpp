@@ -21,21 +21,23 @@ class DiffPass {
  public:
   DiffPass(kube::ApiClient& client, const std::vector<Object>& desired, const LiveState& live,
            const DiffPassOptions& options)
-      : client_(client), compared_(desired), live_(live), options_(options) {
+      : client_(client), desired_(desired), live_(live), options_(options) {
     result_.diffs.resize(desired.size());
   }
 
   DiffPassResult run() {
-    for (std::size_t i = 0; i < compared_.size(); ++i) decide_from_live(i);
+    for (std::size_t i = 0; i < desired_.size(); ++i)
+      decide_from_live(i);
     std::vector<kube::ApiResult> responses = dry_run(false);
     std::vector<std::string> conflicts = retry_conflicts(responses);
-    for (std::size_t n = 0; n < asked_.size(); ++n) compare_with(asked_[n], responses[n], conflicts[n]);
+    for (std::size_t n = 0; n < asked_.size(); ++n)
+      compare_with(n, responses[n], conflicts[n]);
     return std::move(result_);
   }
 
  private:
   diff::ObjectDiff compare(std::size_t i, const Json& before, const Json& after) const {
-    const Object& object = compared_[i];
+    const Object& object = desired_[i];
     return diff::compare_objects(object.key(), object.api_version(), object.location(), before, after,
                                  options_.compare);
   }
@@ -51,16 +53,18 @@ class DiffPass {
   // Step 1: objects the live state decides (no-op applies, ignored objects,
   // kinds not served yet); the rest are queued for a dry run.
   void decide_from_live(std::size_t i) {
-    Object& object = compared_[i];
-    if (auto unreadable = live_.unreadable.find(object.key()); unreadable != live_.unreadable.end()) {
+    const Object& original = desired_[i];
+    if (auto unreadable = live_.unreadable.find(original.key()); unreadable != live_.unreadable.end()) {
       fail(i, Json(), "cannot read the live object: " + unreadable->second);
       return;
     }
-    const Json* current = live_.find(object.key());
+    const Json* current = live_.find(original.key());
+    Object object = original;  // a copy for this step only: at N = 5000, copies of all add tens of MiB
     carry_source_annotation(object, current);
     bool ignored = object.annotation(k_diff_ignore_annotation) == k_diff_ignore_value;
-    if (current != nullptr && (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
-      result_.diffs[i] = compare(i, *current, *current);
+    if (current != nullptr &&
+        (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
+      result_.diffs[i] = unchanged(i);
       ++result_.fast_path;
       return;
     }
@@ -71,14 +75,27 @@ class DiffPass {
       return;
     }
     asked_.push_back(i);
+    asked_objects_.push_back(std::move(object));
+  }
+
+  // An unchanged object keeps no before/after: nothing renders them, and
+  // normalised copies of every object of a big set would double the memory.
+  diff::ObjectDiff unchanged(std::size_t i) const {
+    const Object& object = desired_[i];
+    diff::ObjectDiff result;
+    result.key = object.key();
+    result.api_version = object.api_version();
+    result.location = object.location();
+    result.change = diff::Change::unchanged;
+    return result;
   }
 
   // Step 2: a server-side apply dry run of every queued object.
   std::vector<kube::ApiResult> dry_run(bool force) {
     kube::ApplyOptions apply{options_.field_manager, force, true};
     std::vector<kube::HttpRequest> requests;
-    for (auto i : asked_) requests.push_back(client_.apply_request(*client_.mapper().find(compared_[i].gvk()),
-                                                                   compared_[i], apply));
+    for (const auto& object : asked_objects_)
+      requests.push_back(client_.apply_request(*client_.mapper().find(object.gvk()), object, apply));
     result_.dry_runs += requests.size();
     return client_.execute(requests);
   }
@@ -92,7 +109,7 @@ class DiffPass {
     kube::ApplyOptions forced_dry_run{options_.field_manager, true, true};
     for (std::size_t n = 0; n < asked_.size(); ++n) {
       if (responses[n].status.reason != kube::ApiReason::conflict) continue;
-      const Object& object = compared_[asked_[n]];
+      const Object& object = asked_objects_[n];
       conflicted.push_back(n);
       forced.push_back(client_.apply_request(*client_.mapper().find(object.gvk()), object, forced_dry_run));
     }
@@ -108,35 +125,43 @@ class DiffPass {
   // Step 3: the would-be object from the dry run, or computed here where the
   // dry run is Forbidden (read-only credentials) or the namespace is created
   // by this same set.
-  void compare_with(std::size_t i, const kube::ApiResult& response, const std::string& conflict) {
-    const Object& object = compared_[i];
+  void compare_with(std::size_t n, const kube::ApiResult& response, const std::string& conflict) {
+    std::size_t i = asked_[n];
+    const Object& object = asked_objects_[n];
     const Json* current = live_.find(object.key());
     Json before = current ? *current : Json();
-    bool local = !response.ok() && (response.status.reason == kube::ApiReason::forbidden ||
-                                    (current == nullptr && response.status.reason == kube::ApiReason::not_found));
+    bool local =
+        !response.ok() && (response.status.reason == kube::ApiReason::forbidden ||
+                           (current == nullptr && response.status.reason == kube::ApiReason::not_found));
     if (!response.ok() && !local) {
       fail(i, before, response.status.describe());
       return;
     }
     Json after = response.object;
-    if (local) after = current ? diff::local_apply(*current, object.body(), options_.field_manager) : object.body();
+    if (local)
+      after = current ? diff::local_apply(*current, object.body(), options_.field_manager) : object.body();
     result_.diffs[i] = compare(i, before, after);
     result_.diffs[i].local_comparison = local;
     result_.diffs[i].conflict = conflict;
+    if (result_.diffs[i].change == diff::Change::unchanged) {
+      result_.diffs[i].before = Json();
+      result_.diffs[i].after = Json();
+    }
   }
 
   kube::ApiClient& client_;
-  std::vector<Object> compared_;  // the desired objects, with the source annotation live already has
+  const std::vector<Object>& desired_;
   const LiveState& live_;
   const DiffPassOptions& options_;
-  std::vector<std::size_t> asked_;  // indices sent to the server's dry run
+  std::vector<std::size_t> asked_;     // indices sent to the server's dry run
+  std::vector<Object> asked_objects_;  // those objects, with the source annotation live already has
   DiffPassResult result_;
 };
 
 }  // namespace
 
-DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired, const LiveState& live,
-                                 const DiffPassOptions& options) {
+DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired,
+                                 const LiveState& live, const DiffPassOptions& options) {
   return DiffPass(client, desired, live, options).run();
 }
 

@@ -25,8 +25,9 @@ struct DiffPassOptions {
 };
 
 struct DiffPassResult {
-  std::vector<diff::ObjectDiff> diffs;  // in the order of the desired objects
-  std::size_t fast_path = 0;            // objects decided without a request of their own
+  // In the order of the desired objects; an unchanged one has no before/after.
+  std::vector<diff::ObjectDiff> diffs;
+  std::size_t fast_path = 0;  // objects decided without a request of their own
   std::size_t dry_runs = 0;
 };
 

@@ -76,7 +76,9 @@ class ApiClient {
 
   // Sends the requests concurrently and decodes each response.
   std::vector<ApiResult> execute(const std::vector<HttpRequest>& requests);
-  ApiResult execute(const HttpRequest& request) { return execute(std::vector<HttpRequest>{request}).front(); }
+  ApiResult execute(const HttpRequest& request) {
+    return std::move(execute(std::vector<HttpRequest>{request}).front());
+  }
 
   // Every object of a resource in a namespace ("" = all namespaces), following
   // `continue` tokens. Throws ApiError on failure.
