@@ -282,23 +282,21 @@ class Bench:
         clone = os.path.join(self.work, "sets", f"clone-{n}")
         shutil.rmtree(clone, ignore_errors=True)
         subprocess.run(["git", "clone", "-q", "file://" + repo, clone], check=True, env=self.env)
-        validate = [self.opctl, "validate", "--offline", "--repo", "file://" + repo, "--no-color", "-q"]
+        opctl_fetch = [self.opctl, "fetch", "--repo", "file://" + repo]
         fetch = ["git", "-C", clone, "fetch", "-q", "origin"]
         # Both caches are warm: opctl's from the runs above, the clone from the fetch/clone just done.
-        subprocess.run(validate, env=self.env, capture_output=True)
+        subprocess.run(opctl_fetch, env=self.env, capture_output=True)
         subprocess.run(fetch, env=self.env, capture_output=True)
-        parse_only = [self.opctl, "validate", "--offline", "--path", os.path.join(setdir, "tree"), "--no-color", "-q"]
-        log(f"N={n}: git, unchanged repo, {reps} reps (+ opctl validate --path: the parse-only share)")
+        log(f"N={n}: git, unchanged repo, {reps} reps")
         for rep in range(reps):
-            self.measure(n, "parse-only", "opctl", parse_only, rep)
-            order = [("opctl", validate), ("git", fetch)]
+            order = [("opctl", opctl_fetch), ("git", fetch)]
             for tool, cmd in (order if rep % 2 == 0 else order[::-1]):
                 self.measure(n, "git-unchanged", tool, cmd, rep)
         log(f"N={n}: git, one new commit (1% of objects) before each rep, {reps} reps")
         for rep in range(reps):
             subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--out", setdir, "--mutate", "1%"],
                            check=True, capture_output=True)
-            order = [("opctl", validate), ("git", fetch)]
+            order = [("opctl", opctl_fetch), ("git", fetch)]
             for tool, cmd in (order if rep % 2 == 0 else order[::-1]):
                 self.measure(n, "git-new-commit", tool, cmd, rep)
 

@@ -1,6 +1,6 @@
 // opctl fetch: bring the git cache up to date and say which commit a pass
-// would use. Nothing is parsed and no cluster is contacted, so a pipeline can
-// warm the cache (or pin the commit it reviewed) before the real run.
+// would use. No manifest is read and no cluster is contacted, so a pipeline
+// can warm the cache (or pin the commit it reviewed) before the real run.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -19,27 +19,25 @@ struct FetchCommandOptions {
   std::string output = "text";
 };
 
-nlohmann::json revision_json(const source::SourceRevision& revision, std::size_t files) {
+nlohmann::json revision_json(const source::SourceRevision& revision) {
   return {{"repo", revision.repo},
           {"ref", revision.ref},
           {"commit", revision.commit},
           {"author", revision.author},
           {"time", revision.time},
           {"subject", revision.subject},
-          {"path", revision.path.empty() ? "." : revision.path},
-          {"files", files}};
+          {"path", revision.path.empty() ? "." : revision.path}};
 }
 
-void print_text(const source::SourceRevision& revision, std::size_t files) {
+void print_text(const source::SourceRevision& revision) {
   if (revision.commit.empty()) {
-    std::cout << fmt::format("{}: {} manifest files (not in git)\n", revision.path, files);
+    std::cout << fmt::format("{}: not in a git work tree\n", revision.path);
     return;
   }
-  std::cout << fmt::format("repo:    {}\nref:     {}\ncommit:  {}\nauthor:  {}\ntime:    {}\nsubject: {}\n",
-                           revision.repo, revision.ref, revision.commit, revision.author, revision.time,
-                           revision.subject);
-  std::cout << fmt::format("path:    {}\nfiles:   {} manifest files\n",
-                           revision.path.empty() ? "." : revision.path, files);
+  std::cout << fmt::format(
+      "repo:    {}\nref:     {}\ncommit:  {}\nauthor:  {}\ntime:    {}\nsubject: {}\npath:    {}\n",
+      revision.repo, revision.ref, revision.commit, revision.author, revision.time, revision.subject,
+      revision.path.empty() ? "." : revision.path);
 }
 
 }  // namespace
@@ -55,7 +53,7 @@ void register_fetch(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   command->add_flag("-v,--verbose", options->common.verbose, "Log what the fetch did to stderr");
   command->footer(
-      "Reads the tree as a pass would (.opctlignore, kustomizations) but parses nothing.\n\n"
+      "Checks that --path exists at that commit; reads and parses no manifest.\n\n"
       "Exit codes: 0 fetched, 2 unknown ref or path or a bad flag, 3 the fetch failed (network, auth).\n\n"
       "Examples:\n"
       "  opctl fetch --repo https://github.com/acme/deploy --ref main --path prod\n"
@@ -63,11 +61,11 @@ void register_fetch(CLI::App& app, CommandAction& action) {
   command->callback([options, &action] {
     finish_source_options(options->common);
     action = [options] {
-      auto source = source::load_desired_source(options->common.source);
+      auto revision = source::fetch_desired_source(options->common.source);
       if (options->output == "json")
-        std::cout << revision_json(source.revision, source.files.size()).dump(2) << "\n";
+        std::cout << revision_json(revision).dump(2) << "\n";
       else
-        print_text(source.revision, source.files.size());
+        print_text(revision);
       return 0;
     };
   });

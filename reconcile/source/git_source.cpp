@@ -1,9 +1,9 @@
 #include "source/git_source.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "model/error.hpp"
 #include "source/git_cache.hpp"
@@ -33,7 +33,9 @@ struct GitRequest {
   std::function<void(const std::string&)> progress;
 };
 
-[[noreturn]] void invalid(const std::string& message) { throw InvalidInputError({Problem{"", 0, "", message}}); }
+[[noreturn]] void invalid(const std::string& message) {
+  throw InvalidInputError({Problem{"", 0, "", message}});
+}
 
 bool has_commit(git_repository& repository, const std::string& id) {
   git_oid oid;
@@ -43,47 +45,86 @@ bool has_commit(git_repository& repository, const std::string& id) {
   return true;
 }
 
-std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
-  switch (tree.kind_of(request.path)) {
-    case GitTree::PathKind::directory: {
-      CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization};
-      return collect_manifests(tree, request.path, options);
-    }
-    case GitTree::PathKind::file: return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
-    case GitTree::PathKind::other:
-      invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule", revision.repo,
-                          revision.ref, short_commit_id(revision.commit), request.path));
-    case GitTree::PathKind::missing: break;
-  }
+[[noreturn]] void path_unusable(GitTree::PathKind kind, const GitRequest& request,
+                                const SourceRevision& revision) {
+  if (kind == GitTree::PathKind::other)
+    invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule",
+                        revision.repo, revision.ref, short_commit_id(revision.commit), request.path));
   invalid(fmt::format("repo {} at ref {} (commit {}) has no path \"{}\"", revision.repo, revision.ref,
                       short_commit_id(revision.commit), request.path));
 }
 
-DesiredSource load_from_cache(const GitRequest& request) {
-  RepositoryPtr repository = open_cache(request.cache_entry, request.url.fetch_url, request.warn);
+std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request,
+                                         const SourceRevision& revision) {
+  switch (auto kind = tree.kind_of(request.path)) {
+    case GitTree::PathKind::directory: {
+      CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization};
+      return collect_manifests(tree, request.path, options);
+    }
+    case GitTree::PathKind::file:
+      return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
+    case GitTree::PathKind::other:
+    case GitTree::PathKind::missing:
+      path_unusable(kind, request, revision);
+  }
+  path_unusable(GitTree::PathKind::missing, request, revision);
+}
+
+// The cache brought up to date and the ref resolved; members in this order so
+// the commit is freed before its repository.
+struct FetchedCommit {
+  RepositoryPtr repository;
+  ResolvedRef resolved;
+  SourceRevision revision;
+
+  GitTree tree() const {
+    return GitTree(*repository, *resolved.commit,
+                   revision.repo + "@" + short_commit_id(revision.commit) + ":");
+  }
+};
+
+FetchedCommit fetch_commit(const GitRequest& request) {
+  FetchedCommit out;
+  out.repository = open_cache(request.cache_entry, request.url.fetch_url, request.warn);
   FetchResult fetched;
   // A full commit id names immutable content: once cached, no fetch is needed.
-  if (!(is_full_commit_id(request.ref) && has_commit(*repository, request.ref))) {
-    fetched = fetch_origin(*repository, request.url, request.auth, request.context);
+  if (!(is_full_commit_id(request.ref) && has_commit(*out.repository, request.ref))) {
+    fetched = fetch_origin(*out.repository, request.url, request.auth, request.context);
     if (request.progress)
       request.progress(fmt::format("fetched {}: {} new objects into {}", request.url.display,
                                    fetched.received_objects, request.cache_entry.string()));
   }
-  ResolvedRef resolved = resolve_ref(*repository, request.ref, fetched.default_branch, request.url.display);
-  DesiredSource source;
-  source.revision.repo = request.url.display;
-  source.revision.ref = resolved.name;
-  source.revision.path = request.path;
-  describe_commit(*resolved.commit, source.revision);
+  out.resolved = resolve_ref(*out.repository, request.ref, fetched.default_branch, request.url.display);
+  out.revision.repo = request.url.display;
+  out.revision.ref = out.resolved.name;
+  out.revision.path = request.path;
+  describe_commit(*out.resolved.commit, out.revision);
   if (request.progress)
-    request.progress(fmt::format("{} is commit {} ({})", request.context, source.revision.commit, source.revision.subject));
-  GitTree tree(*repository, *resolved.commit,
-               request.url.display + "@" + short_commit_id(source.revision.commit) + ":");
-  source.files = read_manifests(tree, request, source.revision);
+    request.progress(
+        fmt::format("{} is commit {} ({})", request.context, out.revision.commit, out.revision.subject));
+  return out;
+}
+
+DesiredSource load_from_cache(const GitRequest& request) {
+  FetchedCommit fetched = fetch_commit(request);
+  GitTree tree = fetched.tree();
+  DesiredSource source;
+  source.files = read_manifests(tree, request, fetched.revision);
+  source.revision = std::move(fetched.revision);
   return source;
 }
 
-void default_warning(const std::string& message) { std::cerr << "warning: " << message << "\n"; }
+SourceRevision check_from_cache(const GitRequest& request) {
+  FetchedCommit fetched = fetch_commit(request);
+  auto kind = fetched.tree().kind_of(request.path);
+  if (kind != GitTree::PathKind::directory && kind != GitTree::PathKind::file)
+    path_unusable(kind, request, fetched.revision);
+  return std::move(fetched.revision);
+}
+
+void default_warning(const std::string& message) {
+  std::cerr << "warning: " << message << "\n";
+}
 
 GitRequest make_request(const SourceOptions& options) {
   GitRequest request;
@@ -93,7 +134,8 @@ GitRequest make_request(const SourceOptions& options) {
   request.auth = plan_auth(request.url, options.credentials, AuthEnvironment::from_process());
   request.ref = options.ref;
   request.path = normalize_tree_path(options.path);
-  request.context = request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
+  request.context =
+      request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
   request.cache_entry = cache_root(options.cache_dir, CacheEnvironment::from_process()) /
                         cache_entry_name(request.url.fetch_url);
   request.warn = options.on_warning ? options.on_warning : default_warning;
@@ -101,32 +143,45 @@ GitRequest make_request(const SourceOptions& options) {
   return request;
 }
 
+// Runs `use` on the locked cache; a damaged cache is removed and cloned again, once.
+template <typename Use>
+auto with_cache(const SourceOptions& options, Use use) {
+  ensure_libgit2();
+  GitRequest request = make_request(options);
+  CacheLock lock(request.cache_entry, request.progress);  // held for the fetch and the reads
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return use(request);
+    } catch (const CacheCorrupted& damage) {
+      if (attempt > 1)
+        throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
+      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() +
+                   "); removing it and cloning " + request.url.display + " again");
+      std::error_code error;
+      fs::remove_all(request.cache_entry, error);
+    }
+  }
+}
+
 }  // namespace
 
 std::string normalize_tree_path(const std::string& path) {
   std::string normal = fs::path(path).lexically_normal().generic_string();
-  while (normal.starts_with('/')) normal.erase(0, 1);
-  while (normal.ends_with('/')) normal.pop_back();
+  while (normal.starts_with('/'))
+    normal.erase(0, 1);
+  while (normal.ends_with('/'))
+    normal.pop_back();
   if (normal == ".") normal.clear();
   if (normal == ".." || normal.starts_with("../")) invalid("--path \"" + path + "\" leaves the repository");
   return normal;
 }
 
 DesiredSource load_git_source(const SourceOptions& options) {
-  ensure_libgit2();
-  GitRequest request = make_request(options);
-  CacheLock lock(request.cache_entry, request.progress);  // held for the fetch and the reads
-  for (int attempt = 1;; ++attempt) {
-    try {
-      return load_from_cache(request);
-    } catch (const CacheCorrupted& damage) {
-      if (attempt > 1) throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
-      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() + "); removing it and cloning " +
-                   request.url.display + " again");
-      std::error_code error;
-      fs::remove_all(request.cache_entry, error);
-    }
-  }
+  return with_cache(options, load_from_cache);
+}
+
+SourceRevision fetch_git_source(const SourceOptions& options) {
+  return with_cache(options, check_from_cache);
 }
 
 }  // namespace opctl::source

@@ -10,6 +10,10 @@ namespace opctl::source {
 
 DesiredSource load_git_source(const SourceOptions& options);
 
+// The fetch and ref resolution of load_git_source, and a check that the path
+// exists at that commit; no file is read.
+SourceRevision fetch_git_source(const SourceOptions& options);
+
 // --path as a path inside the repository: "./a//b/" -> "a/b", "." or "/" -> "".
 // Throws InvalidInputError when it climbs out of the repository with "..".
 std::string normalize_tree_path(const std::string& path);
