@@ -103,6 +103,20 @@ def test_namespace_with_foreign_objects_is_not_pruned(cluster, manifests, setnam
         os.remove(root / "ns.yaml")
         os.remove(root / "cm.yaml")
         root.joinpath("other.yaml").write_text(configmap(f"anchor-{setname}", "default"))
+
+        # opctl diff --prune previews the same exclusion, and --prune-namespaces lifts it there too.
+        preview = cluster.opctl("diff", "--kubeconfig", cluster.kubeconfig, "--path", str(root), "--prune")
+        assert preview.returncode == 0, preview.stderr
+        assert f"- v1 ConfigMap {ns}/inside" in preview.stdout, preview.stdout
+        assert f"Namespace {ns}" not in preview.stdout, preview.stdout
+        forced_preview = cluster.opctl("diff", "--kubeconfig", cluster.kubeconfig, "--path", str(root), "--prune",
+                                       "--prune-namespaces", "-o", "json")
+        assert forced_preview.returncode == 0, forced_preview.stderr
+        pruned = {(o["kind"], o["name"]) for o in json.loads(forced_preview.stdout)["objects"]
+                  if o["action"] == "pruned"}
+        assert pruned == {("ConfigMap", "inside"), ("Namespace", ns)}, forced_preview.stdout
+        assert cluster.get_json("namespace", ns)["status"]["phase"] == "Active"
+
         result = cluster.reconcile("--path", str(root), "--prune")
         assert result.returncode == 0, result.stderr + result.stdout
         assert f"Namespace {ns} kept: it still holds objects opctl does not manage (ConfigMap/someone-elses)" in result.stdout
