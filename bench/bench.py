@@ -321,6 +321,10 @@ class Bench:
             self.setup()
             for n in self.args.sizes:
                 keep = self.first_apply(n)
+                if self.args.only_first_apply:
+                    self.save()
+                    self.delete_set(keep[0])
+                    continue
                 prefix, setdir = self.steady(n, keep)
                 self.git_phase(n, setdir)
                 self.save()
@@ -351,6 +355,8 @@ def main():
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--results", default=os.path.join(HERE, "RESULTS.md"))
     ap.add_argument("--keep-testenv", action="store_true")
+    ap.add_argument("--only-first-apply", action="store_true",
+                    help="run only the first-apply scenario (opctl and kubectl alternating, as in a full run)")
     args = ap.parse_args()
     if args.quick:
         args.sizes, args.reps, args.reps_large = "100", 2, 2

@@ -4,7 +4,7 @@
 #   bench/run.sh            full run: N = 5000 (3 reps, kubectl diff 1), 1000 and 100 (5 reps); ~75 min on 2 cores
 #   bench/run.sh --quick    smoke run: N = 100, 2 reps (~3 min)
 #
-# Other options go to bench/bench.py (--sizes 100,1000, --reps 5, --reps-large 3, --opctl-source git|dir,
+# Other options go to bench/bench.py (--sizes 100,1000, --reps 5, --reps-large 3, --only-first-apply, --opctl-source git|dir,
 # --workdir DIR, --results FILE, --keep-testenv). The opctl binary comes from $OPCTL_BIN (default build/cli/opctl).
 # Needs: kubectl, git, diff, /usr/bin/time (GNU time), python3 with PyYAML, and the cached testenv binary
 # (tests/testenv/build.sh). Scratch data goes to /tmp/opctl-bench/run-<timestamp>/.
