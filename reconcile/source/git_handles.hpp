@@ -41,6 +41,8 @@ struct GitBuffer {
 
 // Initialises libgit2 once per process (and its process-wide options).
 void ensure_libgit2();
+// Makes libgit2 trust SSL_CERT_FILE / SSL_CERT_DIR, once per process; for https.
+void trust_certificates_from_environment();
 
 // What libgit2 said about the last failure on this thread.
 struct GitFailure {

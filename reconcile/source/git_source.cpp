@@ -129,6 +129,7 @@ void default_warning(const std::string& message) {
 GitRequest make_request(const SourceOptions& options) {
   GitRequest request;
   request.url = parse_git_url(options.repo, fs::current_path().string());
+  if (request.url.transport == GitTransport::https) trust_certificates_from_environment();
   bool local = request.url.transport == GitTransport::local || request.url.transport == GitTransport::file;
   if (local && !fs::exists(request.url.path)) invalid("repo " + request.url.display + " does not exist");
   request.auth = plan_auth(request.url, options.credentials, AuthEnvironment::from_process());
