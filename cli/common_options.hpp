@@ -17,8 +17,10 @@ struct CommonOptions {
   std::string context;
   std::string namespace_name;
   int concurrency = 16;
-  double qps = 100;
-  int burst = 200;
+  // A pass is one-shot and bounded by --concurrency; the server protects itself
+  // with API Priority and Fairness (429 + Retry-After, which the client honours).
+  double qps = 200;
+  int burst = 400;
   bool force_conflicts = false;
   bool prune = false;
   bool no_color = false;

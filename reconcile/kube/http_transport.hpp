@@ -43,8 +43,8 @@ using LogSink = std::function<void(const std::string& line)>;
 struct TransportOptions {
   std::string user_agent = "opctl";
   int concurrency = 16;  // requests in flight at once
-  double qps = 100;      // client-side rate limit; <= 0 means none
-  int burst = 200;
+  double qps = 200;      // client-side rate limit; <= 0 means none
+  int burst = 400;
   int max_attempts = 5;  // per request, for retryable failures
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
