@@ -180,11 +180,9 @@ def write(args, bench, started, finished=None):
     L.append(f"- machine: {os.cpu_count()} CPUs (`nproc` {sh('nproc')}), {cpu}; memory {mem}; "
              f"{platform.platform()}")
     L.append(f"- load average (1 min) sampled before each measured run: min {min(loads):.2f}, median "
-             f"{statistics.median(loads):.2f}, max {max(loads):.2f} — "
-             + ("**above the CPU count: something besides the benchmark ran at the same time**, so absolute times "
-                "are noisy; " if statistics.median(loads) > (os.cpu_count() or 1) else
-                "the control plane and the tool under test share these CPUs; ")
-             + "ratios come from runs interleaved in time")
+             f"{statistics.median(loads):.2f}, max {max(loads):.2f} — the control plane, its controllers and the "
+             "tool under test share these CPUs (a load above the CPU count means work queued for a CPU), so absolute "
+             "times are noisy; ratios come from runs interleaved in time")
     L.append(f"- opctl: `{sh(args.opctl_bin, 'version').splitlines()[0] if sh(args.opctl_bin, 'version') else '?'}` "
              f"({args.opctl_bin})")
     L.append(f"- kubectl: `{sh('kubectl', 'version', '--client').splitlines()[0]}`; Kubernetes (testenv): {server}")
