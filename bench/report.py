@@ -189,11 +189,13 @@ def write(args, bench, started, finished=None):
     L.append(f"- git: `{sh('git', '--version')}`")
     L.append(f"- opctl reads the set from: {'its git repository (`--repo file://…`)' if args.opctl_source == 'git' else 'the directory (`--path`)'}; "
              "kubectl reads the same files from a directory")
-    reps = {n: len(runs(results, n, "noop-reconcile", "opctl")) for n in sizes}
+    # The most runs any scenario of that N has (a --only-first-apply run has no no-op scenarios).
+    reps = {n: max((len(runs(results, n, r["op"], r["tool"])) for r in results if r["n"] == n), default=0)
+            for n in sizes}
     L.append("- repetitions per scenario and tool: " + ", ".join(f"N={n}: {r}" for n, r in reps.items()) +
              " (alternating/rotating the tool order each rep); figures are medians, RSS the max over the reps")
     big = [n for n in sizes if n >= 5000]
-    if big:
+    if big and runs(results, big[0], "noop-diff", "kubectl"):
         kd = len(runs(results, big[0], "noop-diff", "kubectl"))
         L.append(f"- **N ≥ 5000: {reps[big[0]]} reps instead of 5, and the two `kubectl diff` scenarios {kd} run each** "
                  "(one `kubectl diff` of 5000 objects takes 6–7 min here; 5 reps of everything at N=5000 would take "
