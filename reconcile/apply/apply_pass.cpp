@@ -47,9 +47,7 @@ std::string resource_version(const Json& object) {
   return object.contains("metadata") ? object["metadata"].value("resourceVersion", "") : "";
 }
 
-bool crd_established(const Json& crd) {
-  return assess_health(crd).state == HealthState::healthy;
-}
+bool crd_established(const Json& crd) { return assess_health(crd).state == HealthState::healthy; }
 
 std::string rfc3339_now() {
   std::string micro = format_micro_time(std::chrono::system_clock::now());
@@ -85,8 +83,7 @@ class PassRunner {
       apply_waves(groups);
       bool pruned = false;
       if (report_.result == PassResult::succeeded && options_.prune) pruned = prune();
-      if (report_.result == PassResult::succeeded && options_.run_custom_kinds)
-        options_.run_custom_kinds(report_);
+      if (report_.result == PassResult::succeeded && options_.run_custom_kinds) options_.run_custom_kinds(report_);
       auto inventory = pruned ? current_.merged_with(kept_) : previous_.merged_with(current_);
       store_.write(inventory, last_run_record());
     }
@@ -113,8 +110,7 @@ class PassRunner {
       }
     }
     if (!options_.prune) return;
-    for (auto& candidate : candidates())
-      record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
+    for (auto& candidate : candidates()) record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
   }
 
   void apply_waves(const std::vector<plan::ApplyGroup>& groups) {
@@ -128,8 +124,7 @@ class PassRunner {
         ++end;
       }
       if (report_.result != PassResult::succeeded) {
-        for (auto index : members)
-          record(index, Action::skipped, "not applied: " + report_.message);
+        for (auto index : members) record(index, Action::skipped, "not applied: " + report_.message);
         next = end;
         continue;
       }
@@ -143,8 +138,7 @@ class PassRunner {
         }
         if (!ok) {
           for (std::size_t rest = g + 1; rest < end; ++rest)
-            for (auto index : groups[rest].members)
-              record(index, Action::skipped, "not applied: " + report_.message);
+            for (auto index : groups[rest].members) record(index, Action::skipped, "not applied: " + report_.message);
           break;
         }
       }
@@ -153,9 +147,7 @@ class PassRunner {
     }
   }
 
-  std::optional<kube::ResourceInfo> resource_of(const Object& object) {
-    return client_.mapper().find(object.gvk());
-  }
+  std::optional<kube::ResourceInfo> resource_of(const Object& object) { return client_.mapper().find(object.gvk()); }
 
   // A CRD as the server holds it after this pass: the apply's answer, or live
   // when the apply was a no-op; nullptr when it failed.
@@ -198,9 +190,8 @@ class PassRunner {
         all_ok = false;
         std::string message = results[i].status.describe();
         if (results[i].status.reason == kube::ApiReason::conflict)
-          message +=
-              " (another field manager changed these fields: run with --force-conflicts to take them back, "
-              "or stop setting them in git)";
+          message += " (another field manager changed these fields: run with --force-conflicts to take them back, "
+                     "or stop setting them in git)";
         record(index, Action::failed, message);
         continue;
       }
@@ -213,8 +204,7 @@ class PassRunner {
       }
       // Only a CRD's answer is read again (Established, discovery); keeping every
       // answer of a first apply would hold a copy of the whole set.
-      if (objects_[index].kind() == "CustomResourceDefinition")
-        applied_[index] = std::move(results[i].object);
+      if (objects_[index].kind() == "CustomResourceDefinition") applied_[index] = std::move(results[i].object);
     }
     return all_ok;
   }
@@ -225,21 +215,18 @@ class PassRunner {
     auto deadline = std::min(deadline_, Clock::now() + options_.crd_established_timeout);
     std::vector<std::size_t> pending;
     for (auto index : members)
-      if (const Json* crd = applied(index); crd == nullptr || !crd_established(*crd))
-        pending.push_back(index);
+      if (const Json* crd = applied(index); crd == nullptr || !crd_established(*crd)) pending.push_back(index);
     while (!pending.empty() && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       std::vector<kube::HttpRequest> gets;
-      for (auto index : pending)
-        gets.push_back(client_.get_request(*resource_of(objects_[index]), "", objects_[index].name()));
+      for (auto index : pending) gets.push_back(client_.get_request(*resource_of(objects_[index]), "", objects_[index].name()));
       auto results = client_.execute(gets);
       std::vector<std::size_t> still;
       for (std::size_t i = 0; i < pending.size(); ++i)
         if (!results[i].ok() || !crd_established(results[i].object)) still.push_back(pending[i]);
       pending = std::move(still);
     }
-    for (auto index : pending)
-      update(index, Action::failed, "CustomResourceDefinition did not become Established in time");
+    for (auto index : pending) update(index, Action::failed, "CustomResourceDefinition did not become Established in time");
     // Discovery changes only when a CRD did: a no-op pass keeps what it knows
     // (a kind still missing later refreshes it anyway).
     bool changed = std::any_of(members.begin(), members.end(), [&](std::size_t index) {
@@ -281,15 +268,13 @@ class PassRunner {
       names.push_back(fmt::format("{} ({}: {})", key.to_string(), to_string(health.state), health.message));
     bool timed_out = result.outcome == WaitResult::Outcome::timed_out;
     report_.result = timed_out ? PassResult::timed_out : PassResult::unhealthy;
-    report_.message =
-        fmt::format("{} in wave {}: {}", timed_out ? "timed out waiting for health" : "cannot become healthy",
-                    wave, fmt::join(names, "; "));
+    report_.message = fmt::format("{} in wave {}: {}", timed_out ? "timed out waiting for health" : "cannot become healthy",
+                                  wave, fmt::join(names, "; "));
   }
 
   std::vector<plan::PruneCandidate> candidates() {
     std::set<model::ObjectKey> desired;
-    for (const auto& object : objects_)
-      desired.insert(object.key());
+    for (const auto& object : objects_) desired.insert(object.key());
     return plan::prune_candidates(store_.members(previous_.merged_with(current_)), desired);
   }
 
@@ -305,15 +290,13 @@ class PassRunner {
         auto foreign = foreign_objects_in(client_, candidate.key.name, options_.applyset.id());
         if (!foreign.empty()) {
           candidate.kept = true;
-          candidate.reason =
-              fmt::format("it still holds objects opctl does not manage ({}); use --prune-namespaces",
-                          fmt::join(foreign, ", "));
+          candidate.reason = fmt::format("it still holds objects opctl does not manage ({}); use --prune-namespaces",
+                                         fmt::join(foreign, ", "));
         }
       }
       if (candidate.kept) {
         kept_.group_kinds.insert({candidate.key.group, candidate.key.kind});
-        if (!candidate.key.namespace_name.empty() &&
-            candidate.key.namespace_name != options_.applyset.namespace_name)
+        if (!candidate.key.namespace_name.empty() && candidate.key.namespace_name != options_.applyset.namespace_name)
           kept_.namespaces.insert(candidate.key.namespace_name);
         record_prune(candidate, Action::kept);
         continue;
@@ -323,31 +306,28 @@ class PassRunner {
     // Delete group by group (same rank), waiting for nothing but the requests.
     std::size_t next = 0;
     while (next < deletable.size()) {
-      int rank = plan::kind_rank(model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""),
-                                                               deletable[next]->key.kind));
+      int rank = plan::kind_rank(
+          model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""), deletable[next]->key.kind));
       std::vector<plan::PruneCandidate*> batch;
       std::vector<kube::HttpRequest> requests;
       while (next < deletable.size() &&
              plan::kind_rank(model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""),
                                                            deletable[next]->key.kind)) == rank) {
         auto* candidate = deletable[next++];
-        auto gvk =
-            model::GroupVersionKind::from(candidate->live.value("apiVersion", ""), candidate->key.kind);
+        auto gvk = model::GroupVersionKind::from(candidate->live.value("apiVersion", ""), candidate->key.kind);
         auto info = client_.mapper().find(gvk);
         if (!info) continue;
         kube::DeleteOptions options;
         options.propagation_policy = options_.delete_propagation;
         options.precondition_uid = candidate->live["metadata"].value("uid", "");
         batch.push_back(candidate);
-        requests.push_back(
-            client_.delete_request(*info, candidate->key.namespace_name, candidate->key.name, options));
+        requests.push_back(client_.delete_request(*info, candidate->key.namespace_name, candidate->key.name, options));
       }
       auto results = client_.execute(requests);
       for (std::size_t i = 0; i < batch.size(); ++i) {
         bool gone = results[i].ok() || results[i].status.reason == kube::ApiReason::not_found;
         if (!gone) all_ok = false;
-        record_prune(*batch[i], gone ? Action::pruned : Action::failed,
-                     gone ? "" : results[i].status.describe());
+        record_prune(*batch[i], gone ? Action::pruned : Action::failed, gone ? "" : results[i].status.describe());
       }
     }
     if (!all_ok && report_.result == PassResult::succeeded) {
@@ -374,20 +354,14 @@ class PassRunner {
     const Object& object = objects_[index];
     long wave = 0;
     if (auto text = object.annotation(plan::k_wave_annotation); !text.empty()) wave = std::stol(text);
-    ObjectOutcome outcome{
-        object.key(), object.api_version(), object.location(), wave, action, std::move(message), {}};
+    ObjectOutcome outcome{object.key(), object.api_version(), object.location(), wave, action, std::move(message), {}};
     if (options_.events.on_outcome) options_.events.on_outcome(outcome);
     report_.outcomes.push_back(std::move(outcome));
   }
 
   void record_prune(const plan::PruneCandidate& candidate, Action action, std::string message = "") {
-    ObjectOutcome outcome{candidate.key,
-                          candidate.live.value("apiVersion", ""),
-                          {},
-                          0,
-                          action,
-                          message.empty() ? candidate.reason : std::move(message),
-                          {}};
+    ObjectOutcome outcome{candidate.key, candidate.live.value("apiVersion", ""), {}, 0, action,
+                          message.empty() ? candidate.reason : std::move(message), {}};
     if (options_.events.on_outcome) options_.events.on_outcome(outcome);
     report_.outcomes.push_back(std::move(outcome));
   }
@@ -415,51 +389,36 @@ class PassRunner {
 
 const char* to_string(Action action) {
   switch (action) {
-    case Action::created:
-      return "created";
-    case Action::configured:
-      return "configured";
-    case Action::unchanged:
-      return "unchanged";
-    case Action::pruned:
-      return "pruned";
-    case Action::kept:
-      return "kept";
-    case Action::failed:
-      return "failed";
-    case Action::skipped:
-      return "skipped";
-    case Action::planned_create:
-      return "would be created";
-    case Action::planned_update:
-      return "would be configured";
-    case Action::planned_prune:
-      return "would be pruned";
+    case Action::created: return "created";
+    case Action::configured: return "configured";
+    case Action::unchanged: return "unchanged";
+    case Action::pruned: return "pruned";
+    case Action::kept: return "kept";
+    case Action::failed: return "failed";
+    case Action::skipped: return "skipped";
+    case Action::planned_create: return "would be created";
+    case Action::planned_update: return "would be configured";
+    case Action::planned_prune: return "would be pruned";
   }
   return "unknown";
 }
 
 const char* to_string(PassResult result) {
   switch (result) {
-    case PassResult::succeeded:
-      return "succeeded";
-    case PassResult::failed:
-      return "failed";
-    case PassResult::timed_out:
-      return "timed-out";
-    case PassResult::unhealthy:
-      return "unhealthy";
+    case PassResult::succeeded: return "succeeded";
+    case PassResult::failed: return "failed";
+    case PassResult::timed_out: return "timed-out";
+    case PassResult::unhealthy: return "unhealthy";
   }
   return "unknown";
 }
 
 std::size_t PassReport::count(Action action) const {
-  return static_cast<std::size_t>(std::count_if(
-      outcomes.begin(), outcomes.end(), [&](const auto& outcome) { return outcome.action == action; }));
+  return static_cast<std::size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& outcome) { return outcome.action == action; }));
 }
 
-void resolve_scopes(kube::RestMapper& mapper, std::vector<Object>& objects,
-                    const std::string& default_namespace) {
+void resolve_scopes(kube::RestMapper& mapper, std::vector<Object>& objects, const std::string& default_namespace) {
   auto crd_scopes = scopes_from_crds(objects);
   std::vector<Problem> problems;
   for (auto& object : objects) {
