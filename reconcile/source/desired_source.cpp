@@ -8,6 +8,17 @@
 #include "source/git_worktree.hpp"
 
 namespace opctl::source {
+namespace {
+
+// A directory inside a checkout records the commit it was checked out at.
+SourceRevision directory_revision(const std::string& path) {
+  if (auto revision = work_tree_revision(path)) return std::move(*revision);
+  SourceRevision revision;
+  revision.path = path;
+  return revision;
+}
+
+}  // namespace
 
 std::string SourceRevision::annotation() const {
   if (commit.empty()) return path;
@@ -18,11 +29,7 @@ DesiredSource load_desired_source(const SourceOptions& options) {
   if (!options.repo.empty()) return load_git_source(options);
   DesiredSource source;
   source.files = read_directory(options.path);
-  // A directory inside a checkout records the commit it was checked out at.
-  if (auto revision = work_tree_revision(options.path))
-    source.revision = std::move(*revision);
-  else
-    source.revision.path = options.path;
+  source.revision = directory_revision(options.path);
   return source;
 }
 
@@ -31,10 +38,7 @@ SourceRevision fetch_desired_source(const SourceOptions& options) {
   std::error_code error;
   if (!std::filesystem::exists(options.path, error))
     throw InvalidInputError({Problem{options.path, 0, "", "no such file or directory"}});
-  if (auto revision = work_tree_revision(options.path)) return *revision;
-  SourceRevision revision;
-  revision.path = options.path;
-  return revision;
+  return directory_revision(options.path);
 }
 
 }  // namespace opctl::source

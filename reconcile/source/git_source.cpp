@@ -1,9 +1,9 @@
 #include "source/git_source.hpp"
 
-#include <fmt/format.h>
-
 #include <filesystem>
 #include <iostream>
+
+#include <fmt/format.h>
 
 #include "model/error.hpp"
 #include "source/git_cache.hpp"
@@ -33,9 +33,7 @@ struct GitRequest {
   std::function<void(const std::string&)> progress;
 };
 
-[[noreturn]] void invalid(const std::string& message) {
-  throw InvalidInputError({Problem{"", 0, "", message}});
-}
+[[noreturn]] void invalid(const std::string& message) { throw InvalidInputError({Problem{"", 0, "", message}}); }
 
 bool has_commit(git_repository& repository, const std::string& id) {
   git_oid oid;
@@ -45,29 +43,24 @@ bool has_commit(git_repository& repository, const std::string& id) {
   return true;
 }
 
-[[noreturn]] void path_unusable(GitTree::PathKind kind, const GitRequest& request,
-                                const SourceRevision& revision) {
+// The kind of --path at the fetched commit: a directory or a file; anything
+// else is input the user must fix.
+GitTree::PathKind usable_path_kind(const GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
+  auto kind = tree.kind_of(request.path);
   if (kind == GitTree::PathKind::other)
-    invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule",
-                        revision.repo, revision.ref, short_commit_id(revision.commit), request.path));
-  invalid(fmt::format("repo {} at ref {} (commit {}) has no path \"{}\"", revision.repo, revision.ref,
-                      short_commit_id(revision.commit), request.path));
+    invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule", revision.repo,
+                        revision.ref, short_commit_id(revision.commit), request.path));
+  if (kind == GitTree::PathKind::missing)
+    invalid(fmt::format("repo {} at ref {} (commit {}) has no path \"{}\"", revision.repo, revision.ref,
+                        short_commit_id(revision.commit), request.path));
+  return kind;
 }
 
-std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request,
-                                         const SourceRevision& revision) {
-  switch (auto kind = tree.kind_of(request.path)) {
-    case GitTree::PathKind::directory: {
-      CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization};
-      return collect_manifests(tree, request.path, options);
-    }
-    case GitTree::PathKind::file:
-      return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
-    case GitTree::PathKind::other:
-    case GitTree::PathKind::missing:
-      path_unusable(kind, request, revision);
-  }
-  path_unusable(GitTree::PathKind::missing, request, revision);
+std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
+  if (usable_path_kind(tree, request, revision) == GitTree::PathKind::file)
+    return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
+  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization};
+  return collect_manifests(tree, request.path, options);
 }
 
 // The cache brought up to date and the ref resolved; members in this order so
@@ -78,8 +71,7 @@ struct FetchedCommit {
   SourceRevision revision;
 
   GitTree tree() const {
-    return GitTree(*repository, *resolved.commit,
-                   revision.repo + "@" + short_commit_id(revision.commit) + ":");
+    return GitTree(*repository, *resolved.commit, revision.repo + "@" + short_commit_id(revision.commit) + ":");
   }
 };
 
@@ -100,8 +92,7 @@ FetchedCommit fetch_commit(const GitRequest& request) {
   out.revision.path = request.path;
   describe_commit(*out.resolved.commit, out.revision);
   if (request.progress)
-    request.progress(
-        fmt::format("{} is commit {} ({})", request.context, out.revision.commit, out.revision.subject));
+    request.progress(fmt::format("{} is commit {} ({})", request.context, out.revision.commit, out.revision.subject));
   return out;
 }
 
@@ -116,15 +107,11 @@ DesiredSource load_from_cache(const GitRequest& request) {
 
 SourceRevision check_from_cache(const GitRequest& request) {
   FetchedCommit fetched = fetch_commit(request);
-  auto kind = fetched.tree().kind_of(request.path);
-  if (kind != GitTree::PathKind::directory && kind != GitTree::PathKind::file)
-    path_unusable(kind, request, fetched.revision);
+  usable_path_kind(fetched.tree(), request, fetched.revision);
   return std::move(fetched.revision);
 }
 
-void default_warning(const std::string& message) {
-  std::cerr << "warning: " << message << "\n";
-}
+void default_warning(const std::string& message) { std::cerr << "warning: " << message << "\n"; }
 
 GitRequest make_request(const SourceOptions& options) {
   GitRequest request;
@@ -135,8 +122,7 @@ GitRequest make_request(const SourceOptions& options) {
   request.auth = plan_auth(request.url, options.credentials, AuthEnvironment::from_process());
   request.ref = options.ref;
   request.path = normalize_tree_path(options.path);
-  request.context =
-      request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
+  request.context = request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
   request.cache_entry = cache_root(options.cache_dir, CacheEnvironment::from_process()) /
                         cache_entry_name(request.url.fetch_url);
   request.warn = options.on_warning ? options.on_warning : default_warning;
@@ -154,10 +140,9 @@ auto with_cache(const SourceOptions& options, Use use) {
     try {
       return use(request);
     } catch (const CacheCorrupted& damage) {
-      if (attempt > 1)
-        throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
-      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() +
-                   "); removing it and cloning " + request.url.display + " again");
+      if (attempt > 1) throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
+      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() + "); removing it and cloning " +
+                   request.url.display + " again");
       std::error_code error;
       fs::remove_all(request.cache_entry, error);
     }
@@ -168,21 +153,15 @@ auto with_cache(const SourceOptions& options, Use use) {
 
 std::string normalize_tree_path(const std::string& path) {
   std::string normal = fs::path(path).lexically_normal().generic_string();
-  while (normal.starts_with('/'))
-    normal.erase(0, 1);
-  while (normal.ends_with('/'))
-    normal.pop_back();
+  while (normal.starts_with('/')) normal.erase(0, 1);
+  while (normal.ends_with('/')) normal.pop_back();
   if (normal == ".") normal.clear();
   if (normal == ".." || normal.starts_with("../")) invalid("--path \"" + path + "\" leaves the repository");
   return normal;
 }
 
-DesiredSource load_git_source(const SourceOptions& options) {
-  return with_cache(options, load_from_cache);
-}
+DesiredSource load_git_source(const SourceOptions& options) { return with_cache(options, load_from_cache); }
 
-SourceRevision fetch_git_source(const SourceOptions& options) {
-  return with_cache(options, check_from_cache);
-}
+SourceRevision fetch_git_source(const SourceOptions& options) { return with_cache(options, check_from_cache); }
 
 }  // namespace opctl::source
