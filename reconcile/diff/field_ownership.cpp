@@ -56,12 +56,8 @@ bool desired_key_matches(const Json& key, const Json& element, const MatchContex
 
 // The index in `live` of the element a k: or v: entry names, or -1.
 int live_index(const std::string& owned_name, const Json& live) {
-  Json parsed = Json::parse(owned_name.substr(2), nullptr, false);
-  for (std::size_t i = 0; i < live.size(); ++i) {
-    bool same = owned_name.starts_with("v:") ? values_equal(parsed, live[i])
-                                             : parsed.is_object() && key_matches(parsed, live[i]);
-    if (same) return static_cast<int>(i);
-  }
+  for (std::size_t i = 0; i < live.size(); ++i)
+    if (entry_names(owned_name, live[i])) return static_cast<int>(i);
   return -1;
 }
 
@@ -151,6 +147,13 @@ bool match_string_data(Json& desired, Json& owned, const Json& live) {
 }
 
 }  // namespace
+
+bool entry_names(const std::string& entry, const Json& element) {
+  if (!entry.starts_with("k:") && !entry.starts_with("v:")) return false;
+  Json parsed = Json::parse(entry.substr(2), nullptr, false);
+  if (entry.starts_with("v:")) return values_equal(parsed, element);
+  return parsed.is_object() && key_matches(parsed, element);
+}
 
 std::optional<std::string> known_key_default(const std::string& field) {
   if (field == "protocol") return "TCP";

@@ -20,6 +20,10 @@ namespace opctl::diff {
 // The FieldsV1 tree of `manager`'s Apply entry in live's managedFields.
 std::optional<model::Json> applied_fields(const model::Json& live, const std::string& manager);
 
+// True when a FieldsV1 list entry, "k:{...}" (the key fields of an
+// associative list element) or "v:..." (a set member), names `element`.
+bool entry_names(const std::string& entry, const model::Json& element);
+
 // The value the server gives a list-map key field of a built-in kind when an
 // element leaves it out ("protocol" -> "TCP"), if there is one.
 std::optional<std::string> known_key_default(const std::string& field);

@@ -14,21 +14,10 @@ bool has_children(const Json& owned) {
   return false;
 }
 
-bool key_matches(const Json& key, const Json& element) {
-  if (!key.is_object() || !element.is_object()) return false;
-  for (const auto& [field, value] : key.items())
-    if (!element.contains(field) || element[field] != value) return false;
-  return true;
-}
-
 // The k: or v: entry of `owned` that names `element`, or "".
 std::string entry_for(const Json& element, const Json& owned) {
-  for (const auto& [name, child] : owned.items()) {
-    if (name.size() < 2 || name[1] != ':') continue;
-    Json parsed = Json::parse(name.substr(2), nullptr, false);
-    if (name.starts_with("v:") && parsed == element) return name;
-    if (name.starts_with("k:") && key_matches(parsed, element)) return name;
-  }
+  for (const auto& [name, child] : owned.items())
+    if (entry_names(name, element)) return name;
   return "";
 }
 
