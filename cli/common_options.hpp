@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/run_config.hpp"
+#include "kube/http_transport.hpp"
 #include "source/desired_source.hpp"
 
 namespace opctl::cli {
@@ -16,11 +17,10 @@ struct CommonOptions {
   std::string kubeconfig;
   std::string context;
   std::string namespace_name;
-  int concurrency = 16;
-  // A pass is one-shot and bounded by --concurrency; the server protects itself
-  // with API Priority and Fairness (429 + Retry-After, which the client honours).
-  double qps = 200;
-  int burst = 400;
+  // The transport's defaults, so the flags' and the library's never drift apart.
+  int concurrency = kube::TransportOptions{}.concurrency;
+  double qps = kube::TransportOptions{}.qps;
+  int burst = kube::TransportOptions{}.burst;
   bool force_conflicts = false;
   bool prune = false;
   bool no_color = false;

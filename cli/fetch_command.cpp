@@ -19,6 +19,11 @@ struct FetchCommandOptions {
   std::string output = "text";
 };
 
+// The repository's root is shown as ".", as in the opctl.io/source annotation.
+std::string shown_path(const source::SourceRevision& revision) {
+  return revision.path.empty() ? "." : revision.path;
+}
+
 nlohmann::json revision_json(const source::SourceRevision& revision) {
   return {{"repo", revision.repo},
           {"ref", revision.ref},
@@ -26,7 +31,7 @@ nlohmann::json revision_json(const source::SourceRevision& revision) {
           {"author", revision.author},
           {"time", revision.time},
           {"subject", revision.subject},
-          {"path", revision.path.empty() ? "." : revision.path}};
+          {"path", shown_path(revision)}};
 }
 
 void print_text(const source::SourceRevision& revision) {
@@ -37,7 +42,7 @@ void print_text(const source::SourceRevision& revision) {
   std::cout << fmt::format(
       "repo:    {}\nref:     {}\ncommit:  {}\nauthor:  {}\ntime:    {}\nsubject: {}\npath:    {}\n",
       revision.repo, revision.ref, revision.commit, revision.author, revision.time, revision.subject,
-      revision.path.empty() ? "." : revision.path);
+      shown_path(revision));
 }
 
 }  // namespace

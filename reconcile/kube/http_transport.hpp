@@ -43,7 +43,10 @@ using LogSink = std::function<void(const std::string& line)>;
 struct TransportOptions {
   std::string user_agent = "opctl";
   int concurrency = 16;  // requests in flight at once
-  double qps = 200;      // client-side rate limit; <= 0 means none
+  // Client-side rate limit; <= 0 means none. A pass is one-shot and bounded by
+  // `concurrency`; the server protects itself with API Priority and Fairness
+  // (429 + Retry-After, which the retry policy honours).
+  double qps = 200;
   int burst = 400;
   int max_attempts = 5;  // per request, for retryable failures
   std::chrono::milliseconds initial_backoff{200};
