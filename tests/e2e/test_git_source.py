@@ -409,6 +409,9 @@ def test_fetch_errors_use_the_exit_codes_of_a_pass(cluster, upstream, http_serve
     missing = fetch(cluster, "--repo", upstream.file_url, "--path", "absent", "--cache-dir", cache)
     assert missing.returncode == 2
     assert 'has no path "absent"' in missing.stderr
+    no_directory = fetch(cluster, "--path", str(tmp_path / "absent"))
+    assert no_directory.returncode == 2
+    assert f"{tmp_path / 'absent'}: no such file or directory" in no_directory.stderr
     http_server.stop()
     unreachable = fetch(cluster, "--repo", http_server.url("repo.git"), "--cache-dir", cache)
     assert unreachable.returncode == 3, unreachable.stderr
