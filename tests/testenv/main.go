@@ -17,11 +17,13 @@ import (
 )
 
 const usage = `usage:
-  testenv up    --dir DIR [--audit]
+  testenv up    --dir DIR [--audit] [--node [--images DIR]]
   testenv down  --dir DIR
+  testenv leftovers --dir DIR   (what a node left on the machine; exit 1 if anything)
   testenv token --dir DIR [--namespace NS] --serviceaccount NAME [--duration 1h] [--audience AUD]
   testenv proxy --dir DIR [--listen 127.0.0.1:0] [--faults FILE]
-  testenv component etcd|kube-apiserver|kube-controller-manager ARGS...   (internal)
+  testenv component NAME ARGS...   (internal: etcd, kube-apiserver, kube-controller-manager,
+                                   kube-scheduler, containerd, kubelet, kube-proxy, dns, provisioner)
 `
 
 func main() {
@@ -41,6 +43,8 @@ func main() {
 		os.Exit(runUp(args))
 	case "down":
 		os.Exit(runDown(args))
+	case "leftovers":
+		os.Exit(runLeftovers(args))
 	case "token":
 		os.Exit(runToken(args))
 	case "proxy":

@@ -20,6 +20,9 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	controllermanager "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+	kubeproxy "k8s.io/kubernetes/cmd/kube-proxy/app"
+	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
+	kubelet "k8s.io/kubernetes/cmd/kubelet/app"
 )
 
 // runComponent runs one control-plane component in this process and never returns.
@@ -33,6 +36,24 @@ func runComponent(name string, args []string) {
 		cmd := controllermanager.NewControllerManagerCommand()
 		cmd.SetArgs(args)
 		os.Exit(cli.Run(cmd))
+	case "kube-scheduler":
+		cmd := scheduler.NewSchedulerCommand()
+		cmd.SetArgs(args)
+		os.Exit(cli.Run(cmd))
+	case "kubelet":
+		cmd := kubelet.NewKubeletCommand(context.Background())
+		cmd.SetArgs(args)
+		os.Exit(cli.Run(cmd))
+	case "kube-proxy":
+		cmd := kubeproxy.NewProxyCommand()
+		cmd.SetArgs(args)
+		os.Exit(cli.Run(cmd))
+	case "containerd":
+		os.Exit(runSupervised("containerd", args))
+	case "dns":
+		os.Exit(runDNS(args))
+	case "provisioner":
+		os.Exit(runProvisioner(args))
 	case "etcd":
 		os.Exit(runEtcd(args))
 	}

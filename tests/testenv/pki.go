@@ -132,7 +132,9 @@ const (
 	kcmUser   = "system:kube-controller-manager"
 )
 
-func generatePKI(dir string) (*pki, error) {
+// generatePKI creates the cluster's certificates; extraIPs are more SANs of
+// the apiserver's serving certificate (the node's host link address).
+func generatePKI(dir string, extraIPs ...net.IP) (*pki, error) {
 	var p pki
 	var err error
 	if p.ca, err = newCert(certSpec{cn: "testenv-ca", isCA: true}, nil); err != nil {
@@ -143,7 +145,7 @@ func generatePKI(dir string) (*pki, error) {
 		server: true,
 		dnsNames: []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
 			"kubernetes.default.svc.cluster.local"},
-		ips: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1"), net.IPv6loopback},
+		ips: append([]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1"), net.IPv6loopback}, extraIPs...),
 	}, p.ca)
 	if err != nil {
 		return nil, err
@@ -179,6 +181,48 @@ func generatePKI(dir string) (*pki, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// nodePKI are the certificates of the node's components, signed by the
+// cluster CA: the kubelet serves with one (its client CA is the cluster CA)
+// and each component authenticates to the apiserver with its own identity.
+type nodePKI struct {
+	kubeletServing, kubeletClient, apiserverKubeletClient, kubeProxy, scheduler *certKey
+}
+
+// certFile is one certificate to create and where to keep it.
+type certFile struct {
+	name string
+	spec certSpec
+	out  **certKey
+}
+
+func generateNodePKI(ca *certKey, certDir string) (*nodePKI, error) {
+	var n nodePKI
+	node := certSpec{cn: "system:node:" + nodeName, orgs: []string{"system:nodes"}}
+	serving := node
+	serving.server, serving.dnsNames, serving.ips = true, []string{nodeName}, []net.IP{net.ParseIP(nodeIP)}
+	client := node
+	client.client = true
+	files := []certFile{
+		{"kubelet", serving, &n.kubeletServing},
+		{"kubelet-client", client, &n.kubeletClient},
+		{"apiserver-kubelet-client", certSpec{cn: "kube-apiserver-kubelet-client", orgs: []string{"system:masters"},
+			client: true}, &n.apiserverKubeletClient},
+		{"kube-proxy", certSpec{cn: "system:kube-proxy", client: true}, &n.kubeProxy},
+		{"scheduler", certSpec{cn: "system:kube-scheduler", client: true}, &n.scheduler},
+	}
+	for _, f := range files {
+		ck, err := newCert(f.spec, ca)
+		if err != nil {
+			return nil, err
+		}
+		if err := ck.write(certDir, f.name); err != nil {
+			return nil, err
+		}
+		*f.out = ck
+	}
+	return &n, nil
 }
 
 // writeFileAtomic writes via a temporary file and rename, so readers never

@@ -13,7 +13,11 @@ import (
 )
 
 // Component names, in start order. `down` stops them in reverse order.
-var componentOrder = []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+var componentOrder = []string{"etcd", "kube-apiserver", "kube-controller-manager",
+	"kube-scheduler", "containerd", "kubelet", "kube-proxy", "dns", "provisioner"}
+
+// coreComponents are those every testenv runs; the rest belong to the node.
+var coreComponents = componentOrder[:3]
 
 type pidEntry struct {
 	component string
@@ -138,6 +142,12 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
+// ownsNode reports whether the machine's node belongs to dir.
+func ownsNode(dir string) bool {
+	owner, err := os.ReadFile(ownerFile())
+	return err == nil && strings.TrimSpace(string(owner)) == dir
+}
+
 // lockDir takes an exclusive flock on DIR/.testenv.lock so that concurrent
 // `up`/`down` calls on the same DIR serialize.
 func lockDir(dir string) (*os.File, error) {
@@ -177,6 +187,11 @@ func runDown(args []string) int {
 	stopProcesses(abs, entries, 15*time.Second)
 	if err := os.Remove(pidFilePath(abs)); err != nil && !os.IsNotExist(err) {
 		return fail("down", err)
+	}
+	if ownsNode(abs) {
+		for _, err := range teardownNode(abs) {
+			fmt.Fprintln(os.Stderr, "testenv down:", err)
+		}
 	}
 	return 0
 }

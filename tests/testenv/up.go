@@ -65,6 +65,9 @@ func runUp(args []string) int {
 	var extra extraArgs
 	fs.Var(&extra.apiserver, "apiserver-arg", "extra kube-apiserver flag, e.g. --apiserver-arg=--feature-gates=X=true (repeatable)")
 	fs.Var(&extra.kcm, "controller-manager-arg", "extra kube-controller-manager flag (repeatable)")
+	var node nodeOptions
+	fs.BoolVar(&node.enabled, "node", false, "also start kube-scheduler and a node on which Pods run (one per machine)")
+	fs.StringVar(&node.imagesDir, "images", "", "with --node: import every *.oci.tar in this directory into the node")
 	if !parseFlags(fs, args) || !requireDir(fs, *dir) {
 		return 2
 	}
@@ -97,7 +100,7 @@ func runUp(args []string) int {
 	_ = os.Remove(pidFilePath(abs))
 
 	for attempt := 1; ; attempt++ {
-		err := startCluster(ctx, abs, *audit, extra)
+		err := startCluster(ctx, abs, *audit, extra, node)
 		if err == nil {
 			fmt.Println(kubeconfig)
 			return 0
@@ -134,7 +137,7 @@ func running(dir string) bool {
 		}
 		seen[e.component] = true
 	}
-	for _, c := range componentOrder {
+	for _, c := range coreComponents {
 		if !seen[c] {
 			return false
 		}
@@ -152,7 +155,7 @@ func running(dir string) bool {
 
 // startCluster starts etcd, kube-apiserver and kube-controller-manager and
 // waits until they work. On failure it stops whatever it started.
-func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) (err error) {
+func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs, node nodeOptions) (err error) {
 	begin := time.Now()
 	for _, name := range []string{"kubeconfig", "audit.log", "audit-policy.yaml"} {
 		_ = os.Remove(filepath.Join(dir, name))
@@ -160,7 +163,21 @@ func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) 
 	if err := os.RemoveAll(filepath.Join(dir, "etcd")); err != nil {
 		return err
 	}
-	p, err := generatePKI(dir)
+	bindIP := "127.0.0.1"
+	var extraIPs []net.IP
+	if node.enabled {
+		if err := claimNode(dir); err != nil {
+			return &startError{"node", err}
+		}
+		defer func() {
+			if err != nil {
+				teardownNode(dir)
+			}
+		}()
+		bindIP = hostLinkIP
+		extraIPs = append(extraIPs, net.ParseIP(hostLinkIP))
+	}
+	p, err := generatePKI(dir, extraIPs...)
 	if err != nil {
 		return fmt.Errorf("generating certificates: %w", err)
 	}
@@ -170,7 +187,12 @@ func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) 
 	}
 	etcdClient := "http://127.0.0.1:" + strconv.Itoa(ports[0])
 	etcdPeer := "http://127.0.0.1:" + strconv.Itoa(ports[1])
-	server := "https://127.0.0.1:" + strconv.Itoa(ports[2])
+	server := "https://" + bindIP + ":" + strconv.Itoa(ports[2])
+	if node.enabled {
+		if err := prepareNode(dir, server, p); err != nil {
+			return &startError{"node", err}
+		}
+	}
 	kcmKubeconfig := filepath.Join(dir, "controller-manager.kubeconfig")
 	if err := writeKubeconfig(kcmKubeconfig, server, p.ca.certPEM, kcmUser, p.controllerManager); err != nil {
 		return err
@@ -191,8 +213,8 @@ func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) 
 			_ = os.Remove(pidFilePath(dir))
 		}
 	}()
-	start := func(name string, args ...string) (*child, error) {
-		c, err := startChild(dir, exe, name, args)
+	startIn := func(name string, netns bool, args ...string) (*child, error) {
+		c, err := startChild(dir, exe, name, netns, args)
 		if err != nil {
 			return nil, &startError{name, err}
 		}
@@ -206,6 +228,7 @@ func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) 
 		}
 		return c, nil
 	}
+	start := func(name string, args ...string) (*child, error) { return startIn(name, false, args...) }
 
 	// etcd
 	phase := time.Now()
@@ -242,6 +265,9 @@ func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) 
 		// 127.0.0.1 is not a valid Endpoints address; without this the
 		// apiserver logs an error for the "kubernetes" Service every 10 s.
 		"--endpoint-reconciler-type=none",
+	}
+	if node.enabled {
+		apiArgs = append(apiArgs, apiserverNodeArgs(dir)...)
 	}
 	if audit {
 		policy := filepath.Join(dir, "audit-policy.yaml")
@@ -311,11 +337,21 @@ func startCluster(ctx context.Context, dir string, audit bool, extra extraArgs) 
 	}
 	kcmTime := time.Since(phase)
 
+	var nodeTime time.Duration
+	if node.enabled {
+		waitNode := func(c *child, timeout time.Duration, check func() error) error {
+			return waitFor(ctx, c, timeout, started, check)
+		}
+		if nodeTime, err = startNode(ctx, dir, node, cs, startIn, waitNode); err != nil {
+			return err
+		}
+	}
+
 	if err := writeKubeconfig(filepath.Join(dir, "kubeconfig"), server, p.ca.certPEM, adminUser, p.admin); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "testenv up: ready in %.1fs (etcd %.1fs, kube-apiserver %.1fs, kube-controller-manager %.1fs), server %s\n",
-		time.Since(begin).Seconds(), etcdTime.Seconds(), apiTime.Seconds(), kcmTime.Seconds(), server)
+	fmt.Fprintf(os.Stderr, "testenv up: ready in %.1fs (etcd %.1fs, kube-apiserver %.1fs, kube-controller-manager %.1fs, node %.1fs), server %s\n",
+		time.Since(begin).Seconds(), etcdTime.Seconds(), apiTime.Seconds(), kcmTime.Seconds(), nodeTime.Seconds(), server)
 	return nil
 }
 
@@ -329,14 +365,19 @@ type child struct {
 
 // startChild starts `exe component NAME ARGS...` detached in its own session,
 // with stdout and stderr appended to DIR/NAME.log.
-func startChild(dir, exe, name string, args []string) (*child, error) {
+// With netns it runs inside the node's network namespace.
+func startChild(dir, exe, name string, netns bool, args []string) (*child, error) {
 	logPath := filepath.Join(dir, name+".log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close() // the child has its own copy
-	cmd := exec.Command(exe, append([]string{"component", name}, args...)...)
+	argv := append([]string{exe, "component", name}, args...)
+	if netns {
+		argv = nodeCommand(argv)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout = logf
 	cmd.Stderr = logf
