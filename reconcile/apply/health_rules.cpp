@@ -1,5 +1,7 @@
 #include "apply/health_rules.hpp"
 
+#include "apply/workload_pods.hpp"
+
 #include <fmt/format.h>
 
 #include <functional>
@@ -131,16 +133,7 @@ HealthStatus pod(const Json& object) {
   std::string phase = status.value("phase", "");
   if (phase == "Succeeded") return healthy();
   if (phase == "Failed") return failed("Pod failed: " + status.value("message", status.value("reason", "")));
-  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
-    for (const auto& container : status.value(list, Json::array())) {
-      if (!container.contains("state") || !container["state"].contains("waiting")) continue;
-      std::string reason = container["state"]["waiting"].value("reason", "");
-      if (reason == "ImagePullBackOff" || reason == "ErrImagePull" || reason == "CrashLoopBackOff" ||
-          reason == "InvalidImageName" || reason == "CreateContainerConfigError")
-        return failed(fmt::format("container {}: {}: {}", container.value("name", ""), reason,
-                                  container["state"]["waiting"].value("message", "")));
-    }
-  }
+  if (auto reason = blocked_container(object)) return failed(*reason);
   if (const Json* ready = condition(object, "Ready"); ready && ready->value("status", "") == "True") return healthy();
   return progressing("phase " + (phase.empty() ? std::string("Pending") : phase) + ", not Ready");
 }

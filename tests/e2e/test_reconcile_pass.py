@@ -241,19 +241,25 @@ spec: {{ports: [{{port: 99999}}]}}
 def test_wait_times_out_with_exit_5_naming_what_is_not_healthy(cluster, namespace, manifests, setname):
     deployment = f"""apiVersion: apps/v1
 kind: Deployment
-metadata: {{name: no-kubelet, namespace: {namespace}}}
+metadata: {{name: never-ready, namespace: {namespace}}}
 spec:
   replicas: 1
   selector: {{matchLabels: {{app: x}}}}
   template:
     metadata: {{labels: {{app: x}}}}
-    spec: {{containers: [{{name: c, image: nginx}}]}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: c
+        image: localhost/shell:1
+        command: [sleep, "3600"]
+        readinessProbe: {{exec: {{command: ["false"]}}, periodSeconds: 1}}
 """
     root = manifests({"opctl.yaml": config(setname, namespace), "d.yaml": deployment})
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "4s")
     assert result.returncode == 5, result.stderr + result.stdout
     assert "timed out waiting for health" in result.stderr
-    assert f"apps/Deployment {namespace}/no-kubelet" in result.stderr
+    assert f"apps/Deployment {namespace}/never-ready" in result.stderr
 
 
 def test_wait_fails_fast_on_progress_deadline_exceeded(cluster, namespace, manifests, setname):
@@ -266,7 +272,13 @@ spec:
   selector: {{matchLabels: {{app: s}}}}
   template:
     metadata: {{labels: {{app: s}}}}
-    spec: {{containers: [{{name: c, image: nginx}}]}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: c
+        image: localhost/shell:1
+        command: [sleep, "3600"]
+        readinessProbe: {{exec: {{command: ["false"]}}, periodSeconds: 1}}
 """
     root = manifests({"opctl.yaml": config(setname, namespace), "d.yaml": deployment})
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "5m")
