@@ -11,7 +11,8 @@ usage: ./install.sh [--prefix DIR] [--with-testenv] [--deps-only] [--test-deps]
   --prefix DIR     install under DIR (default /usr/local)
   --with-testenv   also build the local Kubernetes control plane (tests/testenv)
   --deps-only      install the packages only; do not build or install opctl
-  --test-deps      also install what the test suite needs (git servers, kubectl, pytest)
+  --test-deps      also install what the test suite needs (git servers, kubectl, pytest, and the test
+                   node's containerd, runc, CNI plugins and image tools)
 USAGE
 }
 
@@ -34,7 +35,10 @@ done
 
 build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
                 libgit2-dev libyaml-cpp-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2)
-test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion)
+test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion
+               # the test node (tests/testenv --node) and the images it runs (tests/testenv/images)
+               containerd runc containernetworking-plugins iptables iproute2 util-linux catatonit
+               mmdebstrap umoci skopeo buildah busybox-static)
 packages=("${build_packages[@]}")
 if [ "$test_deps" = 1 ]; then packages+=("${test_packages[@]}"); fi
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: unit tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer, then unit and end-to-end tests against a real
-# control plane (built once per machine and cached, see tests/testenv).
+# control plane with a node on which Pods run (the control plane and the
+# node's images are built once per machine and cached, see tests/testenv).
+# Needs root: the node uses a network namespace, iptables, mounts and runc.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -18,8 +20,11 @@ echo "== build (warnings are errors)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPCTL_WERROR=ON >/dev/null
 cmake --build build -j 2
 
-echo "== control plane (cached after the first build)"
+echo "== control plane and node (cached after the first build)"
 tests/testenv/build.sh
+
+echo "== node images from Debian's packages and deploy/Dockerfile (cached by content)"
+tests/testenv/images/build.sh
 
 echo "== unit and end-to-end tests"
 ctest --test-dir build --output-on-failure

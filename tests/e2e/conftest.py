@@ -66,6 +66,34 @@ def cluster():
     return Cluster()
 
 
+def pods_report(cluster, namespace):
+    """What the Pods of a namespace did: their state, events and logs."""
+    def run(*args):
+        result = cluster.kubectl(*args, check=False)
+        return result.stdout + result.stderr
+
+    parts = [f"== Pods in {namespace}\n" + run("get", "pods", "-n", namespace, "-o", "wide"),
+             f"== events in {namespace}\n" + run("get", "events", "-n", namespace, "--sort-by=.lastTimestamp")]
+    for name in cluster.kubectl("get", "pods", "-n", namespace, "-o", "name", check=False).stdout.split():
+        parts.append(f"== logs of {name}\n" + run("logs", name, "-n", namespace, "--all-containers", "--prefix",
+                                                   "--tail=50"))
+    return "\n".join(parts)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used a namespace shows what the Pods in it did."""
+    outcome = yield
+    report = outcome.get_result()
+    funcargs = getattr(item, "funcargs", {})
+    if report.when == "call" and report.failed and "namespace" in funcargs and "cluster" in funcargs:
+        try:
+            report.sections.append(("Pods of the failed test", pods_report(funcargs["cluster"],
+                                                                           funcargs["namespace"])))
+        except (OSError, subprocess.SubprocessError) as error:
+            report.sections.append(("Pods of the failed test", f"could not read them: {error}"))
+
+
 @pytest.fixture
 def namespace(cluster):
     """A fresh namespace for one test; deleted afterwards without waiting."""

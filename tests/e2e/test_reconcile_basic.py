@@ -23,6 +23,10 @@ def test_example_reconciles_and_a_second_pass_is_unchanged(cluster):
     assert cluster.get_json("configmap", "web-config", "-n", "shop")["data"]["LOG_LEVEL"] == "info"
     assert cluster.get_json("service", "web", "-n", "shop")["spec"]["ports"][0]["port"] == 80
     assert cluster.get_json("namespace", "shop")["metadata"]["labels"]["team"] == "storefront"
+    # The web tier really runs on the test node (nginx:1.27 is Debian's nginx-light, see tests/testenv/images).
+    cluster.kubectl("wait", "--for=condition=Available", "deployment/web", "-n", "shop", "--timeout=120s")
+    pods = cluster.get_json("pods", "-n", "shop", "-l", "app.kubernetes.io/name=web")["items"]
+    assert sorted(p["status"]["phase"] for p in pods) == ["Running", "Running"]
 
     # The custom kinds: the Backup owns its CronJob and reports Ready; the Cluster's own children are its tests'.
     cron = cluster.get_json("cronjob", "db-nightly", "-n", "shop")

@@ -45,6 +45,13 @@ std::string server_port(const std::string& server) {
   return server.substr(server.rfind(':') + 1);
 }
 
+// The apiserver's address: 127.0.0.1, or the node's host link address when
+// the control plane has a node.
+std::string server_host(const std::string& server) {
+  std::size_t start = server.find("://") + 3;
+  return server.substr(start, server.rfind(':') - start);
+}
+
 int count_lines(const fs::path& file) {
   std::ifstream in(file);
   int lines = 0;
@@ -153,7 +160,7 @@ TEST_CASE("in-cluster config: token, CA and namespace from the service account d
                          "KUBECONFIG", "HOME"};
   std::vector<std::optional<std::string>> before;
   for (const char* name : names) before.push_back(saved(name));
-  setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1", 1);
+  setenv("KUBERNETES_SERVICE_HOST", server_host(admin_config().server).c_str(), 1);
   setenv("KUBERNETES_SERVICE_PORT", server_port(admin_config().server).c_str(), 1);
   setenv("OPCTL_SERVICEACCOUNT_DIR", (dir.path / "sa").c_str(), 1);
   unsetenv("KUBECONFIG");
