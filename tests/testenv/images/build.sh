@@ -103,7 +103,6 @@ for r in "${order[@]}"; do
   fi
   log "$r: building (key ${KEYS[$r]})"
   start=$(date +%s%N)
-  mkdir -p "${out%/*}"
   WORK=$(mktemp -d "$CACHE/.work.$r.XXXXXX")
   export WORK
   trap 'rm -rf "$WORK"' EXIT
@@ -118,6 +117,11 @@ for r in "${order[@]}"; do
   ) >&2 9>&- # the build's processes never see the lock's fd
   rc=$?
   set -e
+  # buildah 1.28 can leave working containers (and their overlay mounts) behind, also after a killed build.
+  # Only recipes that call `bah` use that storage, and each recipe's builds are serialized by its lock.
+  if grep -q '\bbah ' "$HERE/$r.recipe" && [[ -d $BUILDAH_ROOT/root ]]; then
+    bah rm --all >/dev/null 2>&1 || log "$r: 'buildah rm --all' on $BUILDAH_ROOT failed"
+  fi
   if ((rc != 0)) || [[ ! -f $tmp_out ]]; then
     rm -rf "$WORK"
     die "recipe $r FAILED (exit $rc; its errors are above); nothing was cached"
@@ -127,6 +131,7 @@ for r in "${order[@]}"; do
   for n in "${names[@]}"; do verify_args+=(--name "$n"); done
   python3 "$HERE/oci.py" verify "$tmp_out" "${verify_args[@]}" >&2 ||
     { rm -rf "$WORK"; die "recipe $r: the archive it built does not verify"; }
+  mkdir -p "${out%/*}"
   mv -f "$tmp_out" "$out"
   rm -rf "$WORK"
   trap - EXIT
