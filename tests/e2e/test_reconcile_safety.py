@@ -202,8 +202,9 @@ def chaos_set(prefix):
             docs.append(configmap(f"cm-{i:02}", ns, f"{ns}/{i}"))
             expected[ns]["configmaps"][f"cm-{i:02}"] = f"{ns}/{i}"
         for i in range(40):
+            password = base64.b64encode(f"{ns}-{i}".encode()).decode()
             docs.append(f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: s-{i:02}\n  namespace: {ns}\n"
-                        f"stringData:\n  password: \"{ns}-{i}\"\n")
+                        f"data:\n  password: {password}\n")
             expected[ns]["secrets"][f"s-{i:02}"] = f"{ns}-{i}"
         for i in range(20):
             docs.append(f"apiVersion: v1\nkind: Service\nmetadata:\n  name: svc-{i:02}\n  namespace: {ns}\n"
@@ -233,27 +234,40 @@ def check_exactly(cluster, expected, set_id):
                     assert [p["port"] for p in item["spec"]["ports"]] == [wanted[name]]
 
 
+def fault_rules(expected):
+    """One fault (429, 503 or a reset) for every fifth member's apply, a second one for every tenth, a few on reads
+    and on the Lease renewal, latency on everything. Rules name each object: a count shared by many objects would be
+    spent on whichever few are in flight, and five faults in a row on one request exhaust its retries by design."""
+    opctl_only = {"userAgentRegex": "opctl"}
+    faults = [{"action": "status", "status": 429, "retryAfterSeconds": 1}, {"action": "status", "status": 503},
+              {"action": "reset"}]
+    paths = [f"/api/v1/namespaces/{ns}/{kind}/{name}" for ns, kinds in expected.items() for kind, names in kinds.items()
+             for name in names]
+    rules = []
+    for j, path in enumerate(paths):
+        match = {**opctl_only, "method": "PATCH", "pathRegex": f"^{path}$"}
+        if j % 5 == 0:
+            rules.append({"match": match, **faults[(j // 5) % 3], "times": 1})
+        if j % 10 == 0:
+            rules.append({"match": match, **faults[(j // 5 + 1) % 3], "times": 1})
+    rules += [{"match": {**opctl_only, "method": "GET"}, "action": "status", "status": 503, "times": 2},
+              {"match": {**opctl_only, "method": "PUT", "pathRegex": "/leases/"}, "action": "status", "status": 503,
+               "times": 1},
+              {"match": opctl_only, "action": "delay", "delayMs": 20}]
+    return rules
+
+
 def test_chaos_500_objects_through_faults_arrive_exactly_once_and_right(cluster, manifests, setname, tmp_path):
     prefix = f"e2e-chaos-{uuid.uuid4().hex[:6]}"
     text, expected = chaos_set(prefix)
     root = manifests({"opctl.yaml": config(setname, "default"), "all.yaml": text})
     proxy = FaultProxy(cluster, tmp_path / "faults.json")
-    opctl_only = {"userAgentRegex": "opctl"}
     try:
-        proxy.set_faults([
-            {"match": {**opctl_only, "method": "PATCH"}, "action": "status", "status": 429, "retryAfterSeconds": 1,
-             "times": 12},
-            {"match": {**opctl_only, "method": "PATCH"}, "action": "status", "status": 503, "times": 12},
-            {"match": {**opctl_only, "pathRegex": "/(configmaps|secrets)/"}, "action": "reset", "times": 12},
-            {"match": {**opctl_only, "method": "GET"}, "action": "status", "status": 503, "times": 6},
-            {"match": {**opctl_only, "method": "PUT", "pathRegex": "/leases/"}, "action": "status", "status": 503,
-             "times": 1},
-            {"match": opctl_only, "action": "delay", "delayMs": 20},
-        ])
+        proxy.set_faults(fault_rules(expected))
         first = cluster.opctl("reconcile", "--kubeconfig", proxy.kubeconfig, "--path", str(root), "--prune",
                               timeout=600)
         counts = proxy.counts()
-        assert counts["faulted"] > 0, "faults were injected"
+        assert counts["faulted"] >= 140, counts
         assert first.returncode == 0, first.stderr[-3000:] + first.stdout[-2000:]
         set_id = cluster.get_json("secret", f"opctl-{setname}", "-n", "default")["metadata"]["labels"][
             "applyset.kubernetes.io/id"]
