@@ -91,13 +91,15 @@ std::unique_ptr<apply::LeaseLock> take_lease(const ReconcileOptions& options, De
   if (options.dry_run) return nullptr;
   kube::ApiClient& client = *desired.connection.client;
   if (apply::create_home_namespace(client, desired.objects, pass.applyset, pass.apply) && !common.quiet)
-    std::cerr << "created namespace " << pass.applyset.namespace_name << " (it holds the Lease and the ApplySet)\n";
+    std::cerr << "created namespace " << pass.applyset.namespace_name
+              << " (it holds the Lease and the ApplySet)\n";
   if (!common.config.lease_enabled) return nullptr;
   kube::TransportOptions lease_transport;
   lease_transport.user_agent = std::string("opctl/") + k_version;
-  auto lease = apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
-                                         {"opctl-" + common.config.name, common.config.namespace_name,
-                                          apply::default_lease_holder(), common.config.lease_duration});
+  auto lease =
+      apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
+                                {"opctl-" + common.config.name, common.config.namespace_name,
+                                 apply::default_lease_holder(), common.config.lease_duration});
   client.set_write_gate([raw = lease.get()] { raw->ensure_held(); });
   return lease;
 }
@@ -164,10 +166,10 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ReconcileOptions>();
   auto* command = app.add_subcommand("reconcile", "Run one reconcile pass: load, validate, apply in order, prune");
   command->footer(
-      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock held by "
-      "another run or the Lease lost during the pass (it stops writing at once), 5 timed out or an object cannot "
-      "become healthy, 130/143 stopped by SIGINT/SIGTERM (the requests in flight finish, the run is recorded as "
-      "interrupted and the Lease released).\n\n"
+      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock held "
+      "by another run or the Lease lost during the pass (it stops writing at once), 5 timed out or an object "
+      "cannot become healthy, 130/143 stopped by SIGINT/SIGTERM (the requests in flight finish, the run is "
+      "recorded as interrupted and the Lease released).\n\n"
       "Examples:\n"
       "  opctl reconcile --path manifests-example/\n"
       "  opctl reconcile --repo https://git.example/ops.git --path prod --prune --wait --timeout 10m\n"

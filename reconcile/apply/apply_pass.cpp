@@ -132,10 +132,12 @@ class PassRunner {
   // the answers of the requests sent, in order (fewer than asked when stopped).
   std::vector<kube::ApiResult> send_writes(const std::vector<kube::HttpRequest>& requests) {
     std::vector<kube::ApiResult> results;
-    for (std::size_t from = 0; from < requests.size() && !stop_now(); from += kube::ApiClient::k_write_chunk) {
+    for (std::size_t from = 0; from < requests.size() && !stop_now();
+         from += kube::ApiClient::k_write_chunk) {
       auto to = std::min(requests.size(), from + kube::ApiClient::k_write_chunk);
-      auto part = client_.execute(std::vector<kube::HttpRequest>(requests.begin() + static_cast<std::ptrdiff_t>(from),
-                                                                 requests.begin() + static_cast<std::ptrdiff_t>(to)));
+      auto part =
+          client_.execute(std::vector<kube::HttpRequest>(requests.begin() + static_cast<std::ptrdiff_t>(from),
+                                                         requests.begin() + static_cast<std::ptrdiff_t>(to)));
       std::move(part.begin(), part.end(), std::back_inserter(results));
     }
     return results;
@@ -143,7 +145,8 @@ class PassRunner {
 
   void skip(const std::vector<plan::ApplyGroup>& groups, std::size_t from, std::size_t to) {
     for (std::size_t g = from; g < to; ++g)
-      for (auto index : groups[g].members) record(index, Action::skipped, "not applied: " + report_.message);
+      for (auto index : groups[g].members)
+        record(index, Action::skipped, "not applied: " + report_.message);
   }
 
   // A failed object does not stop the rest of its wave; later waves are
@@ -154,7 +157,8 @@ class PassRunner {
       long wave = groups[next].wave;
       std::size_t end = next;
       std::size_t objects = 0;
-      for (; end < groups.size() && groups[end].wave == wave; ++end) objects += groups[end].members.size();
+      for (; end < groups.size() && groups[end].wave == wave; ++end)
+        objects += groups[end].members.size();
       if (report_.result != PassResult::succeeded || stop_now()) {
         skip(groups, next, end);
         next = end;
@@ -290,7 +294,8 @@ class PassRunner {
                        [&](const auto& rule) { return rule.first == gvk.group && rule.second == gvk.kind; });
   }
 
-  void wait_for_wave(long wave, const std::vector<plan::ApplyGroup>& groups, std::size_t from, std::size_t to) {
+  void wait_for_wave(long wave, const std::vector<plan::ApplyGroup>& groups, std::size_t from,
+                     std::size_t to) {
     std::vector<WaitTarget> targets;
     for (std::size_t g = from; g < to; ++g)
       for (auto index : groups[g].members) {

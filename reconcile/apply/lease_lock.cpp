@@ -59,8 +59,8 @@ LeaseLock::LeaseLock(std::unique_ptr<kube::HttpTransport> transport, LeaseSettin
       settings_(std::move(settings)),
       clock_(clock ? std::move(clock) : std::make_unique<SystemLeaseClock>()) {}
 
-std::unique_ptr<LeaseLock> LeaseLock::acquire(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings,
-                                              std::unique_ptr<LeaseClock> clock) {
+std::unique_ptr<LeaseLock> LeaseLock::acquire(std::unique_ptr<kube::HttpTransport> transport,
+                                              LeaseSettings settings, std::unique_ptr<LeaseClock> clock) {
   std::unique_ptr<LeaseLock> lock(new LeaseLock(std::move(transport), std::move(settings), std::move(clock)));
   lock->take();
   if (lock->settings_.renew_in_background)
@@ -73,7 +73,9 @@ std::string LeaseLock::path() const {
                      kube::url_escape(settings_.name));
 }
 
-std::string LeaseLock::where() const { return settings_.namespace_name + "/" + settings_.name; }
+std::string LeaseLock::where() const {
+  return settings_.namespace_name + "/" + settings_.name;
+}
 
 // A PUT carries current_'s resourceVersion: it fails with Conflict when anyone
 // wrote the Lease since we did.
@@ -91,10 +93,11 @@ kube::ApiStatus LeaseLock::put(const Json& lease) {
 
 namespace {
 std::string missing_namespace_message(const std::string& where, const std::string& namespace_name) {
-  return fmt::format("cannot create the Lease {}: its namespace \"{}\" does not exist. Create it first, or set "
-                     "`namespace:` in opctl.yaml to an existing namespace (a Namespace the set itself contains is "
-                     "created before the Lease)",
-                     where, namespace_name);
+  return fmt::format(
+      "cannot create the Lease {}: its namespace \"{}\" does not exist. Create it first, or set "
+      "`namespace:` in opctl.yaml to an existing namespace (a Namespace the set itself contains is "
+      "created before the Lease)",
+      where, namespace_name);
 }
 }  // namespace
 
@@ -143,10 +146,11 @@ void LeaseLock::take() {
     if (live) {
       auto age = std::chrono::duration_cast<std::chrono::seconds>(now - *renewed).count();
       auto left = std::chrono::duration_cast<std::chrono::seconds>(*renewed + duration - now).count();
-      throw Error(ErrorCategory::lock_held,
-                  fmt::format("another run holds the lease {}: holder \"{}\", renewed {}s ago, expires in {}s; "
-                              "nothing was changed",
-                              where(), holder, age, left));
+      throw Error(
+          ErrorCategory::lock_held,
+          fmt::format("another run holds the lease {}: holder \"{}\", renewed {}s ago, expires in {}s; "
+                      "nothing was changed",
+                      where(), holder, age, left));
     }
     int transitions = current_spec.value("leaseTransitions", 0);
     spec["leaseTransitions"] = holder == settings_.holder ? transitions : transitions + 1;
@@ -160,7 +164,8 @@ void LeaseLock::take() {
     if (written.reason != kube::ApiReason::conflict) throw kube::ApiError(written);
     // Someone else wrote it between our read and our write: look again.
   }
-  throw Error(ErrorCategory::lock_held, fmt::format("could not take the lease {}: it keeps changing", where()));
+  throw Error(ErrorCategory::lock_held,
+              fmt::format("could not take the lease {}: it keeps changing", where()));
 }
 
 // One renewal, with mutex_ held. A Conflict means someone wrote the Lease
@@ -193,8 +198,8 @@ void LeaseLock::after_conflict(const std::string& written_renew_time) {
   auto response = transport_->send(get);
   auto status = kube::decode_status(response, "GET " + get.path);
   if (!status.ok()) {
-    lost_ = fmt::format("lost the Lease {}: it was changed by someone else and cannot be read back ({})", where(),
-                        status.describe());
+    lost_ = fmt::format("lost the Lease {}: it was changed by someone else and cannot be read back ({})",
+                        where(), status.describe());
     held_ = false;
     return;
   }
@@ -205,7 +210,8 @@ void LeaseLock::after_conflict(const std::string& written_renew_time) {
     current_ = std::move(lease);
     return;  // a retried renewal of ours: still held, renewed_at_ unchanged (conservative)
   }
-  lost_ = fmt::format("lost the Lease {} to {}", where(), holder.empty() ? "nobody (it was released)" : "\"" + holder + "\"");
+  lost_ = fmt::format("lost the Lease {} to {}", where(),
+                      holder.empty() ? "nobody (it was released)" : "\"" + holder + "\"");
   held_ = false;
 }
 
@@ -214,14 +220,17 @@ void LeaseLock::ensure_held() {
   auto since = [&] { return clock_->steady_now() - renewed_at_; };
   if (lost_.empty() && since() >= settings_.duration / 3) renew();
   if (lost_.empty() && since() >= settings_.duration) {
-    lost_ = fmt::format("lost the Lease {}: not renewed for {}s, longer than its duration of {}s (last error: {})",
-                        where(), std::chrono::duration_cast<std::chrono::seconds>(since()).count(),
-                        settings_.duration.count(), last_error_.empty() ? "none" : last_error_);
+    lost_ = fmt::format(
+        "lost the Lease {}: not renewed for {}s, longer than its duration of {}s (last error: {})", where(),
+        std::chrono::duration_cast<std::chrono::seconds>(since()).count(), settings_.duration.count(),
+        last_error_.empty() ? "none" : last_error_);
     held_ = false;
   }
   if (!lost_.empty())
-    throw LeaseLostError(lost_ + "; stopped writing. Another run may be reconciling this set: let it finish, then run "
-                                 "again");
+    throw LeaseLostError(
+        lost_ +
+        "; stopped writing. Another run may be reconciling this set: let it finish, then run "
+        "again");
 }
 
 void LeaseLock::renew_until_stopped() {

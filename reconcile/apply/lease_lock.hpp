@@ -39,7 +39,9 @@ class LeaseClock {
 
 class SystemLeaseClock : public LeaseClock {
  public:
-  std::chrono::steady_clock::time_point steady_now() const override { return std::chrono::steady_clock::now(); }
+  std::chrono::steady_clock::time_point steady_now() const override {
+    return std::chrono::steady_clock::now();
+  }
   std::chrono::system_clock::time_point wall_now() const override { return std::chrono::system_clock::now(); }
 };
 
@@ -57,7 +59,8 @@ class LeaseLock {
   // Takes the lease, or throws opctl::Error(lock_held) naming the holder when
   // another live run has it. `transport` is used only by this lock (and its
   // renewal thread); `clock` defaults to the system clocks.
-  static std::unique_ptr<LeaseLock> acquire(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings,
+  static std::unique_ptr<LeaseLock> acquire(std::unique_ptr<kube::HttpTransport> transport,
+                                            LeaseSettings settings,
                                             std::unique_ptr<LeaseClock> clock = nullptr);
 
   // Stops renewing and releases the lease (when still held) so the next run

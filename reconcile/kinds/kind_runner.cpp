@@ -433,7 +433,8 @@ void KindRunner::run(const std::vector<model::Object>& desired, apply::PassRepor
     }
     if (options_.on_waiting) options_.on_waiting("waiting for " + waiting_for);
     while (SteadyClock::now() < wake && !stopping())
-      std::this_thread::sleep_for(std::min<SteadyClock::duration>(wake - SteadyClock::now(), std::chrono::milliseconds(200)));
+      std::this_thread::sleep_for(
+          std::min<SteadyClock::duration>(wake - SteadyClock::now(), std::chrono::milliseconds(200)));
   }
   settle(found, states, report, false);
 }

@@ -145,7 +145,8 @@ TEST_CASE("the write gate is asked before every chunk of writes and stops the re
     if (++asked == 3) throw opctl::Error(opctl::ErrorCategory::lock_held, "lost the Lease");
   });
   std::vector<opctl::kube::HttpRequest> applies;
-  for (int i = 0; i < 70; ++i) applies.push_back(f.client.apply_request(widgets(), widget(), {}));
+  for (int i = 0; i < 70; ++i)
+    applies.push_back(f.client.apply_request(widgets(), widget(), {}));
   CHECK_THROWS_AS(f.client.execute(applies), opctl::Error);
   CHECK(asked == 3);
   CHECK(f.server.requests.size() == 64);
