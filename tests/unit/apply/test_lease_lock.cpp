@@ -3,6 +3,7 @@
 // the test moves by hand.
 #include <catch2/catch.hpp>
 #include <optional>
+#include <utility>
 
 #include "apply/lease_lock.hpp"
 #include "kube/http_transport.hpp"
@@ -42,7 +43,8 @@ struct LeaseStore {
   std::optional<Json> lease;
   int version = 0;
   int puts = 0;
-  long fail_puts_with = 0;  // an HTTP status every PUT gets (0: none)
+  long fail_puts_with = 0;        // an HTTP status every PUT gets (0: none)
+  bool lose_next_answer = false;  // the next PUT lands, then its retry meets a Conflict
 
   void store(Json object) {
     object["metadata"]["resourceVersion"] = std::to_string(++version);
@@ -86,6 +88,7 @@ class FakeLeaseServer : public opctl::kube::HttpTransport {
         (*store_.lease)["metadata"].value("resourceVersion", ""))
       return status_response(409, "Conflict");
     store_.store(body);
+    if (std::exchange(store_.lose_next_answer, false)) return status_response(409, "Conflict");
     return {200, store_.lease->dump(), "", 1};
   }
   LeaseStore& store_;
@@ -181,4 +184,18 @@ TEST_CASE("a Lease in a namespace that does not exist is named in the error", "[
   REQUIRE_THROWS_WITH(
       LeaseLock::acquire(std::make_unique<MissingNamespace>(), settings),
       Catch::Matchers::Contains("cannot create the Lease ops/opctl-web: its namespace \"ops\""));
+}
+
+TEST_CASE("a renewal that landed but whose answer was lost is not mistaken for a lost lease",
+          "[lease_lock]") {
+  // Given our PUT was stored and its retry met a Conflict, reading the Lease back should show it is still
+  // ours.
+  Fixture f;
+  f.store.lose_next_answer = true;
+  f.time.advance(11s);
+  CHECK_NOTHROW(f.lock->ensure_held());
+  CHECK(f.lock->held());
+  f.time.advance(11s);
+  CHECK_NOTHROW(f.lock->ensure_held());
+  CHECK((*f.store.lease)["spec"]["holderIdentity"] == "run-a/1");
 }
