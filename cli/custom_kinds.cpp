@@ -29,10 +29,12 @@ void CustomKinds::plug_into(apply::PassOptions& pass, kube::ApiClient& client,
   runner.delete_propagation = pass.delete_propagation;
   runner.on_outcome = pass.events.on_outcome;
   runner.on_waiting = std::move(on_waiting);
+  runner.stop_requested = pass.stop_requested;
   pass.run_custom_kinds = [this, &client, runner](apply::PassReport& report) {
     try {
       kinds::KindRunner(client, registry_, {*clock_, *random_}, runner).run(resources_, report);
     } catch (const Error& error) {
+      if (error.category() == ErrorCategory::lock_held) throw;  // the Lease is lost: stop writing at once
       report.result = apply::PassResult::failed;
       report.message = std::string("custom kinds: ") + error.what();
     }

@@ -11,6 +11,9 @@ inline constexpr int k_exit_invalid_input = 2;
 inline constexpr int k_exit_cluster_error = 3;
 inline constexpr int k_exit_lock_held = 4;
 inline constexpr int k_exit_timeout = 5;
+// reconcile stopped by SIGINT or SIGTERM: 128 + the signal (130, 143), what a
+// shell reports for a process the signal killed, so callers see no difference.
+inline constexpr int k_exit_signal_base = 128;
 
 inline int exit_code_for(ErrorCategory category) {
   switch (category) {

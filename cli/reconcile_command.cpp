@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "apply/apply_pass.hpp"
+#include "apply/home_namespace.hpp"
 #include "apply/lease_lock.hpp"
 #include "build_info.hpp"
 #include "commands.hpp"
@@ -14,6 +15,7 @@
 #include "exit_codes.hpp"
 #include "pass_render.hpp"
 #include "progress.hpp"
+#include "stop_signals.hpp"
 #include "terminal.hpp"
 
 namespace opctl::cli {
@@ -75,8 +77,31 @@ int exit_code_for(apply::PassResult result) {
     case apply::PassResult::failed: return k_exit_cluster_error;
     case apply::PassResult::timed_out:
     case apply::PassResult::unhealthy: return k_exit_timeout;
+    case apply::PassResult::interrupted: return k_exit_signal_base + SIGTERM;  // run_reconcile knows which
   }
   return k_exit_cluster_error;
+}
+
+// The config's Namespace first when the set creates it (it holds the Lease and
+// the ApplySet parent), then the Lease; every write of the pass then checks
+// (and renews) the Lease first, through the client's write gate.
+std::unique_ptr<apply::LeaseLock> take_lease(const ReconcileOptions& options, DesiredSet& desired,
+                                             const apply::PassOptions& pass) {
+  const CommonOptions& common = options.common;
+  if (options.dry_run) return nullptr;
+  kube::ApiClient& client = *desired.connection.client;
+  if (apply::create_home_namespace(client, desired.objects, pass.applyset, pass.apply) && !common.quiet)
+    std::cerr << "created namespace " << pass.applyset.namespace_name
+              << " (it holds the Lease and the ApplySet)\n";
+  if (!common.config.lease_enabled) return nullptr;
+  kube::TransportOptions lease_transport;
+  lease_transport.user_agent = std::string("opctl/") + k_version;
+  auto lease =
+      apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
+                                {"opctl-" + common.config.name, common.config.namespace_name,
+                                 apply::default_lease_holder(), common.config.lease_duration});
+  client.set_write_gate([raw = lease.get()] { raw->ensure_held(); });
+  return lease;
 }
 
 int run_reconcile(ReconcileOptions& options) {
@@ -89,14 +114,10 @@ int run_reconcile(ReconcileOptions& options) {
   });
   apply::PassOptions pass = pass_options(options, desired);
 
-  std::unique_ptr<apply::LeaseLock> lease;
-  if (common.config.lease_enabled && !options.dry_run) {
-    kube::TransportOptions lease_transport;
-    lease_transport.user_agent = std::string("opctl/") + k_version;
-    lease = apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
-                                      {"opctl-" + common.config.name, common.config.namespace_name,
-                                       apply::default_lease_holder(), common.config.lease_duration});
-  }
+  // Installed before the Lease is taken, so a signal never leaves it held.
+  StopSignals signals;
+  pass.stop_requested = [&signals] { return signals.requested(); };
+  std::unique_ptr<apply::LeaseLock> lease = take_lease(options, desired, pass);
 
   Palette palette{use_color(common.no_color)};
   bool text = options.output == "text";
@@ -122,6 +143,7 @@ int run_reconcile(ReconcileOptions& options) {
 
   auto report = apply::run_apply_pass(*desired.connection.client, std::move(desired.objects), pass);
   progress.clear();
+  desired.connection.client->set_write_gate(nullptr);
   lease.reset();
 
   model::Json json = render_pass_json(report, desired.revision);
@@ -134,6 +156,7 @@ int run_reconcile(ReconcileOptions& options) {
     std::cout << pass_summary(report) << "\n";
   }
   if (!options.report_file.empty()) write_report_file(options.report_file, json);
+  if (report.result == apply::PassResult::interrupted) return signals.exit_code();
   return exit_code_for(report.result);
 }
 
@@ -143,8 +166,10 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ReconcileOptions>();
   auto* command = app.add_subcommand("reconcile", "Run one reconcile pass: load, validate, apply in order, prune");
   command->footer(
-      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock held by "
-      "another run, 5 timed out or an object cannot become healthy.\n\n"
+      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock held "
+      "by another run or the Lease lost during the pass (it stops writing at once), 5 timed out or an object "
+      "cannot become healthy, 130/143 stopped by SIGINT/SIGTERM (the requests in flight finish, the run is "
+      "recorded as interrupted and the Lease released).\n\n"
       "Examples:\n"
       "  opctl reconcile --path manifests-example/\n"
       "  opctl reconcile --repo https://git.example/ops.git --path prod --prune --wait --timeout 10m\n"

@@ -65,12 +65,15 @@ int run_status(StatusOptions& options) {
   if (parent_object) {
     auto annotations = (*parent_object)["metadata"].value("annotations", Json::object());
     status["lastRun"] = Json::parse(annotations.value(apply::k_last_run_annotation, "null"), nullptr, false);
+    status["lastSuccessfulRun"] =
+        Json::parse(annotations.value(apply::k_last_success_annotation, "null"), nullptr, false);
     std::map<std::string, int> by_kind;
     for (const auto& member : store.members(plan::ApplySetInventory::from_parent(*parent_object)))
       by_kind[plan::GroupKind{plan::key_of_live(member).group, plan::key_of_live(member).kind}.to_string()] += 1;
     status["inventory"] = by_kind;
   } else {
     status["lastRun"] = nullptr;
+    status["lastSuccessfulRun"] = nullptr;
     status["inventory"] = Json::object();
   }
 
@@ -110,6 +113,9 @@ int run_status(StatusOptions& options) {
   } else {
     std::cout << "Last run: none recorded\n";
   }
+  if (const Json& success = status["lastSuccessfulRun"]; success.is_object() && success != status["lastRun"])
+    std::cout << fmt::format("Last successful run: at {} from {}\n", success.value("time", ""),
+                             success.value("revision", ""));
   int total = 0;
   for (const auto& [kind, count] : status["inventory"].items()) total += count.get<int>();
   std::cout << fmt::format("Inventory: {} objects\n", total);

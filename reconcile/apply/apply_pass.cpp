@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <thread>
@@ -78,14 +79,21 @@ class PassRunner {
       plan_only();
     } else {
       // Record every kind before changing anything, so a pass killed half-way
-      // still finds what it applied when the next pass prunes.
-      store_.write(previous_.merged_with(current_));
+      // still finds what it applied when the next pass prunes; the run records
+      // are carried as they are.
+      RunRecords records = RunRecords::of(parent);
+      store_.write(previous_.merged_with(current_), records);
       apply_waves(groups);
       bool pruned = false;
-      if (report_.result == PassResult::succeeded && options_.prune) pruned = prune();
-      if (report_.result == PassResult::succeeded && options_.run_custom_kinds) options_.run_custom_kinds(report_);
+      if (report_.result == PassResult::succeeded && !stop_now() && options_.prune) pruned = prune();
+      if (report_.result == PassResult::succeeded && !stop_now() && options_.run_custom_kinds) {
+        options_.run_custom_kinds(report_);
+        stop_now();
+      }
       auto inventory = pruned ? current_.merged_with(kept_) : previous_.merged_with(current_);
-      store_.write(inventory, last_run_record());
+      records.last_run = last_run_record();
+      if (report_.result == PassResult::succeeded) records.last_success = records.last_run;
+      store_.write(inventory, records);
     }
     report_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
     return std::move(report_);
@@ -97,13 +105,10 @@ class PassRunner {
     for (std::size_t index = 0; index < objects_.size(); ++index) {
       Object& object = objects_[index];
       const Json* current = live_.find(object.key());
-      carry_source_annotation(object, current);
-      if (current != nullptr)
-        diff::keep_live_values_of_ignored_fields(object.body(), *current, object.key(), options_.ignore_rules,
-                                                 options_.apply.field_manager);
+      bool noop = prepare(object, current);
       if (current == nullptr) {
         record(index, Action::planned_create, "");
-      } else if (diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) {
+      } else if (noop) {
         record(index, Action::unchanged, "");
       } else {
         record(index, Action::planned_update, "");
@@ -113,38 +118,84 @@ class PassRunner {
     for (auto& candidate : candidates()) record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
   }
 
+  // Once SIGTERM/SIGINT arrived: the pass is interrupted and sends no more
+  // batches (the one in flight has finished).
+  bool stop_now() {
+    if (report_.result == PassResult::interrupted) return true;
+    if (!options_.stop_requested || !options_.stop_requested()) return false;
+    report_.result = PassResult::interrupted;
+    report_.message = "interrupted (SIGTERM or SIGINT): stopped after the requests in flight";
+    return true;
+  }
+
+  // Sends writes chunk by chunk and stops between chunks once interrupted:
+  // the answers of the requests sent, in order (fewer than asked when stopped).
+  std::vector<kube::ApiResult> send_writes(const std::vector<kube::HttpRequest>& requests) {
+    std::vector<kube::ApiResult> results;
+    for (std::size_t from = 0; from < requests.size() && !stop_now();
+         from += kube::ApiClient::k_write_chunk) {
+      auto to = std::min(requests.size(), from + kube::ApiClient::k_write_chunk);
+      auto part =
+          client_.execute(std::vector<kube::HttpRequest>(requests.begin() + static_cast<std::ptrdiff_t>(from),
+                                                         requests.begin() + static_cast<std::ptrdiff_t>(to)));
+      std::move(part.begin(), part.end(), std::back_inserter(results));
+    }
+    return results;
+  }
+
+  void skip(const std::vector<plan::ApplyGroup>& groups, std::size_t from, std::size_t to) {
+    for (std::size_t g = from; g < to; ++g)
+      for (auto index : groups[g].members)
+        record(index, Action::skipped, "not applied: " + report_.message);
+  }
+
+  // A failed object does not stop the rest of its wave; later waves are
+  // skipped (they may depend on it), as the README says.
   void apply_waves(const std::vector<plan::ApplyGroup>& groups) {
     std::size_t next = 0;
     while (next < groups.size()) {
       long wave = groups[next].wave;
-      std::vector<std::size_t> members;
       std::size_t end = next;
-      while (end < groups.size() && groups[end].wave == wave) {
-        members.insert(members.end(), groups[end].members.begin(), groups[end].members.end());
-        ++end;
-      }
-      if (report_.result != PassResult::succeeded) {
-        for (auto index : members) record(index, Action::skipped, "not applied: " + report_.message);
+      std::size_t objects = 0;
+      for (; end < groups.size() && groups[end].wave == wave; ++end)
+        objects += groups[end].members.size();
+      if (report_.result != PassResult::succeeded || stop_now()) {
+        skip(groups, next, end);
         next = end;
         continue;
       }
-      if (options_.events.on_wave_start) options_.events.on_wave_start(wave, members.size());
+      if (options_.events.on_wave_start) options_.events.on_wave_start(wave, objects);
+      bool wave_ok = true;
       for (std::size_t g = next; g < end; ++g) {
-        bool ok = apply_group(groups[g].members);
-        if (ok && groups[g].rank == k_crd_rank) ok = wait_for_crds(groups[g].members);
-        if (!ok && report_.result == PassResult::succeeded) {
-          report_.result = PassResult::failed;
-          report_.message = fmt::format("an object in wave {} failed", wave);
-        }
-        if (!ok) {
-          for (std::size_t rest = g + 1; rest < end; ++rest)
-            for (auto index : groups[rest].members) record(index, Action::skipped, "not applied: " + report_.message);
+        if (stop_now()) {
+          skip(groups, g, end);
           break;
         }
+        bool ok = apply_group(groups[g].members);
+        if (ok && groups[g].rank == k_crd_rank) ok = wait_for_crds(groups[g].members);
+        wave_ok = wave_ok && ok;
       }
-      if (report_.result == PassResult::succeeded && options_.wait) wait_for_wave(wave, members);
+      if (!wave_ok && report_.result == PassResult::succeeded) {
+        report_.result = PassResult::failed;
+        report_.message = fmt::format("an object in wave {} failed", wave);
+      }
+      if (report_.result == PassResult::succeeded && options_.wait) wait_for_wave(wave, groups, next, end);
       next = end;
     }
+  }
+
+  // Settles what the object is sent as; true when applying it would change
+  // nothing. opctl.io/source keeps its live value unless the object changes
+  // anyway, so a pass where only the commit moved sends no request.
+  bool prepare(Object& object, const Json* current) {
+    std::string source = object.annotation(diff::k_source_annotation);
+    carry_source_annotation(object, current);
+    if (current == nullptr) return false;
+    diff::keep_live_values_of_ignored_fields(object.body(), *current, object.key(), options_.ignore_rules,
+                                             options_.apply.field_manager);
+    if (diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) return true;
+    if (!source.empty()) object.set_annotation(diff::k_source_annotation, source);
+    return false;
   }
 
   std::optional<kube::ResourceInfo> resource_of(const Object& object) { return client_.mapper().find(object.gvk()); }
@@ -164,12 +215,7 @@ class PassRunner {
     bool all_ok = true;
     for (auto index : members) {
       Object& object = objects_[index];
-      const Json* current = live_.find(object.key());
-      carry_source_annotation(object, current);
-      if (current != nullptr)
-        diff::keep_live_values_of_ignored_fields(object.body(), *current, object.key(), options_.ignore_rules,
-                                                 options_.apply.field_manager);
-      if (current != nullptr && diff::apply_is_noop(object.body(), *current, options_.apply.field_manager)) {
+      if (prepare(object, live_.find(object.key()))) {
         record(index, Action::unchanged, "");
         continue;
       }
@@ -183,9 +229,13 @@ class PassRunner {
       sent.push_back(index);
       applies.push_back(client_.apply_request(*info, object, options_.apply));
     }
-    auto results = client_.execute(applies);
+    auto results = send_writes(applies);
     for (std::size_t i = 0; i < sent.size(); ++i) {
       std::size_t index = sent[i];
+      if (i >= results.size()) {
+        record(index, Action::skipped, "not applied: " + report_.message);
+        continue;
+      }
       if (!results[i].ok()) {
         all_ok = false;
         std::string message = results[i].status.describe();
@@ -244,14 +294,17 @@ class PassRunner {
                        [&](const auto& rule) { return rule.first == gvk.group && rule.second == gvk.kind; });
   }
 
-  void wait_for_wave(long wave, const std::vector<std::size_t>& members) {
+  void wait_for_wave(long wave, const std::vector<plan::ApplyGroup>& groups, std::size_t from,
+                     std::size_t to) {
     std::vector<WaitTarget> targets;
-    for (auto index : members) {
-      if (skips_health(objects_[index])) continue;
-      if (auto info = resource_of(objects_[index])) targets.push_back({objects_[index].key(), *info});
-    }
+    for (std::size_t g = from; g < to; ++g)
+      for (auto index : groups[g].members) {
+        if (skips_health(objects_[index])) continue;
+        if (auto info = resource_of(objects_[index])) targets.push_back({objects_[index].key(), *info});
+      }
     WaitOptions wait;
     wait.deadline = deadline_;
+    wait.stop_requested = options_.stop_requested;
     wait.on_poll = [&](const auto& unhealthy) {
       if (options_.events.on_waiting) options_.events.on_waiting(wave, unhealthy);
     };
@@ -262,7 +315,8 @@ class PassRunner {
       auto found = unhealthy.find(outcome.key);
       outcome.health = found == unhealthy.end() ? HealthStatus{HealthState::healthy, ""} : found->second;
     }
-    if (result.outcome == WaitResult::Outcome::healthy) return;
+    bool stopped = result.outcome == WaitResult::Outcome::stopped && stop_now();
+    if (result.outcome == WaitResult::Outcome::healthy || stopped) return;
     std::vector<std::string> names;
     for (const auto& [key, health] : result.unhealthy)
       names.push_back(fmt::format("{} ({}: {})", key.to_string(), to_string(health.state), health.message));
@@ -306,6 +360,11 @@ class PassRunner {
     // Delete group by group (same rank), waiting for nothing but the requests.
     std::size_t next = 0;
     while (next < deletable.size()) {
+      if (stop_now()) {
+        for (; next < deletable.size(); ++next)
+          record_prune(*deletable[next], Action::skipped, "not pruned: interrupted");
+        return false;
+      }
       int rank = plan::kind_rank(
           model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""), deletable[next]->key.kind));
       std::vector<plan::PruneCandidate*> batch;
@@ -323,8 +382,12 @@ class PassRunner {
         batch.push_back(candidate);
         requests.push_back(client_.delete_request(*info, candidate->key.namespace_name, candidate->key.name, options));
       }
-      auto results = client_.execute(requests);
+      auto results = send_writes(requests);
       for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (i >= results.size()) {
+          record_prune(*batch[i], Action::skipped, "not pruned: interrupted");
+          continue;
+        }
         bool gone = results[i].ok() || results[i].status.reason == kube::ApiReason::not_found;
         if (!gone) all_ok = false;
         record_prune(*batch[i], gone ? Action::pruned : Action::failed, gone ? "" : results[i].status.describe());
@@ -409,6 +472,7 @@ const char* to_string(PassResult result) {
     case PassResult::failed: return "failed";
     case PassResult::timed_out: return "timed-out";
     case PassResult::unhealthy: return "unhealthy";
+    case PassResult::interrupted: return "interrupted";
   }
   return "unknown";
 }

@@ -25,7 +25,7 @@ enum class Action {
   pruned,
   kept,     // would be pruned, but prune is disabled for it
   failed,   // the request failed
-  skipped,  // not attempted: an earlier wave failed or timed out
+  skipped,  // not attempted: an earlier wave failed or timed out, or the pass was interrupted
   planned_create,
   planned_update,
   planned_prune,  // --dry-run
@@ -43,7 +43,8 @@ struct ObjectOutcome {
   std::optional<HealthStatus> health;  // with --wait
 };
 
-enum class PassResult { succeeded, failed, timed_out, unhealthy };
+// interrupted: SIGTERM/SIGINT; the pass finished the batch in flight and stopped.
+enum class PassResult { succeeded, failed, timed_out, unhealthy, interrupted };
 
 const char* to_string(PassResult result);
 
@@ -87,6 +88,9 @@ struct PassOptions {
   // in a dry run), before the last run is recorded: the custom-kind
   // reconcilers, plugged in by the CLI so apply does not depend on kinds.
   std::function<void(PassReport&)> run_custom_kinds;
+  // True once the pass should stop (SIGTERM/SIGINT): checked before every
+  // batch of writes; the pass then records itself interrupted and returns.
+  std::function<bool()> stop_requested;
 };
 
 // Resolves each object's resource and fills in the default namespace for
@@ -97,7 +101,8 @@ void resolve_scopes(kube::RestMapper& mapper, std::vector<model::Object>& object
                     const std::string& default_namespace);
 
 // Runs the pass. Throws only for failures that stop everything (reading
-// live state, writing the inventory); per-object failures are in the report.
+// live state, writing the inventory, a lost Lease from the client's write
+// gate); per-object failures are in the report.
 PassReport run_apply_pass(kube::ApiClient& client, std::vector<model::Object> objects, const PassOptions& options);
 
 }  // namespace opctl::apply

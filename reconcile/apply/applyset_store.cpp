@@ -30,9 +30,16 @@ std::optional<Json> ApplySetStore::read() {
   return result.object;
 }
 
-void ApplySetStore::write(const plan::ApplySetInventory& inventory, const std::string& last_run_json) {
+RunRecords RunRecords::of(const std::optional<Json>& parent) {
+  if (!parent) return {};
+  const Json annotations = (*parent)["metadata"].value("annotations", Json::object());
+  return {annotations.value(k_last_run_annotation, ""), annotations.value(k_last_success_annotation, "")};
+}
+
+void ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRecords& records) {
   model::Object object = plan::applyset_parent_object(parent_, inventory, tooling_);
-  if (!last_run_json.empty()) object.set_annotation(k_last_run_annotation, last_run_json);
+  if (!records.last_run.empty()) object.set_annotation(k_last_run_annotation, records.last_run);
+  if (!records.last_success.empty()) object.set_annotation(k_last_success_annotation, records.last_success);
   kube::ApplyOptions options;
   options.force = true;  // the parent is opctl's own bookkeeping
   auto result = client_.execute(client_.apply_request(secret_resource(), object, options));

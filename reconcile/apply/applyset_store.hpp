@@ -12,6 +12,17 @@
 namespace opctl::apply {
 
 inline constexpr const char* k_last_run_annotation = "opctl.io/last-run";
+inline constexpr const char* k_last_success_annotation = "opctl.io/last-successful-run";
+
+// The parent's run records, JSON texts ("" = none): the latest run whatever
+// its result (interrupted included), and the latest that succeeded. Every
+// write of the parent carries both, or server-side apply would drop them.
+struct RunRecords {
+  std::string last_run;
+  std::string last_success;
+
+  static RunRecords of(const std::optional<model::Json>& parent);
+};
 
 class ApplySetStore {
  public:
@@ -24,9 +35,9 @@ class ApplySetStore {
   // InvalidInputError when it belongs to another tool.
   std::optional<model::Json> read();
 
-  // Server-side applies the parent with this inventory (and the last-run
-  // record when given). Throws ApiError on failure.
-  void write(const plan::ApplySetInventory& inventory, const std::string& last_run_json = "");
+  // Server-side applies the parent with this inventory and these run
+  // records. Throws ApiError on failure.
+  void write(const plan::ApplySetInventory& inventory, const RunRecords& records);
 
   // Every live object labelled part of the set, in the group-kinds and
   // namespaces of `inventory` (cluster-scoped kinds cluster-wide).

@@ -70,6 +70,10 @@ WaitResult wait_until_healthy(kube::ApiClient& client, const std::vector<WaitTar
         result.outcome = WaitResult::Outcome::failed;
         return result;
       }
+    if (options.stop_requested && options.stop_requested()) {
+      result.outcome = WaitResult::Outcome::stopped;
+      return result;
+    }
     if (std::chrono::steady_clock::now() + options.poll_interval >= options.deadline) {
       result.outcome = WaitResult::Outcome::timed_out;
       return result;

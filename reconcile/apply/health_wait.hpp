@@ -19,7 +19,7 @@ struct WaitTarget {
 };
 
 struct WaitResult {
-  enum class Outcome { healthy, failed, timed_out } outcome = Outcome::healthy;
+  enum class Outcome { healthy, failed, timed_out, stopped } outcome = Outcome::healthy;
   // The objects not healthy when the wait ended, with why.
   std::vector<std::pair<model::ObjectKey, HealthStatus>> unhealthy;
 };
@@ -29,6 +29,8 @@ struct WaitOptions {
   std::chrono::milliseconds poll_interval{500};
   // Called after each poll with the objects still waited for.
   std::function<void(const std::vector<std::pair<model::ObjectKey, HealthStatus>>&)> on_poll;
+  // True once the wait should end early (SIGTERM/SIGINT): Outcome::stopped.
+  std::function<bool()> stop_requested;
 };
 
 WaitResult wait_until_healthy(kube::ApiClient& client, const std::vector<WaitTarget>& targets,

@@ -1,6 +1,8 @@
 // The Lease that keeps two runs of the same config from reconciling at once
-// (coordination.k8s.io/v1, `opctl-<config name>`). Held for the whole pass
-// and renewed in the background; an expired lease is taken over.
+// (coordination.k8s.io/v1, `opctl-<config name>`). Held for the whole pass:
+// renewed every third of its duration (in the background, and before every
+// batch of writes through ensure_held), always with the resourceVersion it
+// last wrote, so two runs can never both believe they hold it.
 #pragma once
 
 #include <atomic>
@@ -11,7 +13,9 @@
 #include <string>
 #include <thread>
 
+#include "kube/api_error.hpp"
 #include "kube/http_transport.hpp"
+#include "model/error.hpp"
 #include "model/object.hpp"
 
 namespace opctl::apply {
@@ -21,6 +25,30 @@ struct LeaseSettings {
   std::string namespace_name;  // the config's namespace
   std::string holder;          // host (or pod) "/" pid
   std::chrono::seconds duration{60};
+  bool renew_in_background = true;  // off in unit tests, which call ensure_held by hand
+};
+
+// The time the lock reads: how long since its last renewal (steady) and the
+// renewTime it writes (wall). Behind an interface so tests can move time.
+class LeaseClock {
+ public:
+  virtual ~LeaseClock() = default;
+  virtual std::chrono::steady_clock::time_point steady_now() const = 0;
+  virtual std::chrono::system_clock::time_point wall_now() const = 0;
+};
+
+class SystemLeaseClock : public LeaseClock {
+ public:
+  std::chrono::steady_clock::time_point steady_now() const override {
+    return std::chrono::steady_clock::now();
+  }
+  std::chrono::system_clock::time_point wall_now() const override { return std::chrono::system_clock::now(); }
+};
+
+// The pass can no longer prove it holds the Lease: it must stop writing.
+class LeaseLostError : public Error {
+ public:
+  explicit LeaseLostError(const std::string& message) : Error(ErrorCategory::lock_held, message) {}
 };
 
 // "<hostname>/<pid>": HOSTNAME is the pod's name in a cluster.
@@ -30,29 +58,46 @@ class LeaseLock {
  public:
   // Takes the lease, or throws opctl::Error(lock_held) naming the holder when
   // another live run has it. `transport` is used only by this lock (and its
-  // renewal thread).
-  static std::unique_ptr<LeaseLock> acquire(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings);
+  // renewal thread); `clock` defaults to the system clocks.
+  static std::unique_ptr<LeaseLock> acquire(std::unique_ptr<kube::HttpTransport> transport,
+                                            LeaseSettings settings,
+                                            std::unique_ptr<LeaseClock> clock = nullptr);
 
-  // Stops renewing and releases the lease so the next run need not wait.
+  // Stops renewing and releases the lease (when still held) so the next run
+  // need not wait.
   ~LeaseLock();
   LeaseLock(const LeaseLock&) = delete;
   LeaseLock& operator=(const LeaseLock&) = delete;
 
-  // False once a renewal found the lease taken by someone else.
+  // Called before every batch of writes: renews when a third of the duration
+  // has passed since the last renewal, and throws LeaseLostError when the
+  // lease was taken by another run or expired (by this run's clock) without
+  // a successful renewal. Once lost, it throws every time.
+  void ensure_held();
+
+  // False once the lease is known lost.
   bool held() const { return held_; }
 
  private:
-  LeaseLock(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings);
+  LeaseLock(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings,
+            std::unique_ptr<LeaseClock> clock);
   void take();
+  void renew();
+  void after_conflict(const std::string& written_renew_time);
   void renew_until_stopped();
-  bool write(model::Json lease);
+  kube::ApiStatus put(const model::Json& lease);
   std::string path() const;
+  std::string where() const;
 
   std::unique_ptr<kube::HttpTransport> transport_;
   LeaseSettings settings_;
-  model::Json current_;
+  std::unique_ptr<LeaseClock> clock_;
+  model::Json current_;  // the Lease as last written (its resourceVersion included)
+  std::chrono::steady_clock::time_point renewed_at_;
+  std::string last_error_;  // of the last failed renewal, for the message
+  std::string lost_;        // why the lease is lost; empty while held
   std::atomic<bool> held_{false};
-  std::mutex mutex_;
+  std::mutex mutex_;  // one request at a time on transport_, and current_
   std::condition_variable stop_signal_;
   bool stopping_ = false;
   std::thread renewer_;

@@ -408,6 +408,7 @@ void KindRunner::run(const std::vector<model::Object>& desired, apply::PassRepor
   std::vector<TargetState> states(found.size());
   for (int round = 0;; ++round) {
     for (std::size_t i = 0; i < found.size(); ++i) {
+      if (stopping()) return;
       if (round > 0 && (states[i].gone || states[i].failed || (states[i].ready && !states[i].requeue))) continue;
       std::string emitted = states[i].emitted;
       states[i] = ResourcePass(*this, found[i], report, round == 0).run();
@@ -431,7 +432,9 @@ void KindRunner::run(const std::vector<model::Object>& desired, apply::PassRepor
       return;
     }
     if (options_.on_waiting) options_.on_waiting("waiting for " + waiting_for);
-    std::this_thread::sleep_until(wake);
+    while (SteadyClock::now() < wake && !stopping())
+      std::this_thread::sleep_for(
+          std::min<SteadyClock::duration>(wake - SteadyClock::now(), std::chrono::milliseconds(200)));
   }
   settle(found, states, report, false);
 }

@@ -36,6 +36,9 @@ struct RunnerOptions {
   std::string delete_propagation = "Background";
   std::function<void(const apply::ObjectOutcome&)> on_outcome;
   std::function<void(const std::string&)> on_waiting;  // one line: what the wait is for
+  // True once the run should stop (SIGTERM/SIGINT): no further resource is
+  // started and the wait ends.
+  std::function<bool()> stop_requested;
 };
 
 class KindRunner {
@@ -54,6 +57,7 @@ class KindRunner {
   std::vector<Target> targets(const std::vector<model::Object>& desired);
   void finalizing_members(std::vector<Target>& found);
   void record_parent(const Target& target, TargetState& state, apply::PassReport& report);
+  bool stopping() const { return options_.stop_requested && options_.stop_requested(); }
   void settle(const std::vector<Target>& targets, std::vector<TargetState>& states, apply::PassReport& report,
               bool timed_out);
 

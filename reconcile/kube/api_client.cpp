@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace opctl::kube {
 namespace {
 
@@ -105,12 +108,29 @@ HttpRequest ApiClient::delete_request(const ResourceInfo& info, const std::strin
   return request;
 }
 
-std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& requests) {
+std::vector<ApiResult> ApiClient::send(const std::vector<HttpRequest>& requests) {
   auto responses = transport_.send_all(requests);
   std::vector<ApiResult> results(responses.size());
   for (std::size_t i = 0; i < responses.size(); ++i) {
     results[i].status = decode_status(responses[i], requests[i].method + " " + requests[i].path);
     if (results[i].ok()) results[i].object = model::Json::parse(responses[i].body, nullptr, false);
+  }
+  return results;
+}
+
+std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& requests) {
+  bool writes = std::any_of(requests.begin(), requests.end(),
+                            [](const auto& request) { return request.method != "GET"; });
+  if (!writes || !write_gate_) return send(requests);
+  // Writes go in chunks with the gate asked before each, so a pass that lost
+  // its Lease stops within one chunk, not after a batch of hundreds.
+  std::vector<ApiResult> results;
+  for (std::size_t from = 0; from < requests.size(); from += k_write_chunk) {
+    write_gate_();
+    auto to = std::min(requests.size(), from + k_write_chunk);
+    auto part = send(std::vector<HttpRequest>(requests.begin() + static_cast<std::ptrdiff_t>(from),
+                                              requests.begin() + static_cast<std::ptrdiff_t>(to)));
+    std::move(part.begin(), part.end(), std::back_inserter(results));
   }
   return results;
 }

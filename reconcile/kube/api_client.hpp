@@ -2,6 +2,7 @@
 // (HTTP/2, bounded concurrency), and decoded into results that are data.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,15 @@ class ApiClient {
  public:
   ApiClient(HttpTransport& transport, RestMapper& mapper) : transport_(transport), mapper_(mapper) {}
 
+  // How many writes go out between two questions to the write gate.
+  static constexpr std::size_t k_write_chunk = 32;
+
   RestMapper& mapper() { return mapper_; }
+
+  // Called before every batch that holds a request other than GET (and
+  // before every k_write_chunk requests of a large one); it throws to stop
+  // the rest unsent. The reconcile pass checks and renews its Lease here.
+  void set_write_gate(std::function<void()> gate) { write_gate_ = std::move(gate); }
 
   HttpRequest get_request(const ResourceInfo& info, const std::string& namespace_name,
                           const std::string& name) const;
@@ -98,6 +107,9 @@ class ApiClient {
  private:
   HttpTransport& transport_;
   RestMapper& mapper_;
+  std::vector<ApiResult> send(const std::vector<HttpRequest>& requests);
+
+  std::function<void()> write_gate_;
 };
 
 }  // namespace opctl::kube

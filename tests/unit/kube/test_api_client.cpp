@@ -136,3 +136,25 @@ TEST_CASE("a list error is a typed ApiError; page_size 0 sends no limit", "[api_
   }
   CHECK(f.server.requests.back().path == "/apis/example.com/v1/widgets");
 }
+
+TEST_CASE("the write gate is asked before every chunk of writes and stops the rest unsent", "[api_client]") {
+  // Given 70 applies and a gate that refuses on its third call, we should send two chunks of 32 and no more.
+  Fixture f;
+  int asked = 0;
+  f.client.set_write_gate([&] {
+    if (++asked == 3) throw opctl::Error(opctl::ErrorCategory::lock_held, "lost the Lease");
+  });
+  std::vector<opctl::kube::HttpRequest> applies;
+  for (int i = 0; i < 70; ++i)
+    applies.push_back(f.client.apply_request(widgets(), widget(), {}));
+  CHECK_THROWS_AS(f.client.execute(applies), opctl::Error);
+  CHECK(asked == 3);
+  CHECK(f.server.requests.size() == 64);
+}
+
+TEST_CASE("reads never ask the write gate", "[api_client]") {
+  // Given a gate that always refuses, we should still read.
+  Fixture f;
+  f.client.set_write_gate([] { throw opctl::Error(opctl::ErrorCategory::lock_held, "lost the Lease"); });
+  CHECK_NOTHROW(f.client.execute(f.client.get_request(widgets(), "shop", "w")));
+}
