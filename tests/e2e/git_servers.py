@@ -21,6 +21,10 @@ import pytest
 
 GIT_HTTP_BACKEND = "/usr/lib/git-core/git-http-backend"
 SSHD = "/usr/sbin/sshd"
+# The test node's network namespace and address (tests/testenv --node): a server started there with
+# `node=True` is reachable from Pods, and from the host through its route to the node.
+NODE_NETNS = "/run/netns/opctl-testenv"
+NODE_IP = "10.213.0.1"
 
 
 def require_programs(*programs):
@@ -37,13 +41,13 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def wait_for_port(port, process, log, timeout=10.0):
+def wait_for_port(port, process, log, timeout=10.0, host="127.0.0.1"):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}: {pathlib.Path(log).read_text()}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            with socket.create_connection((host, port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.05)
@@ -125,8 +129,11 @@ class Upstream:
 class HttpGitServer:
     """lighttpd running `git http-backend` for every repository under `root`, behind basic auth."""
 
-    def __init__(self, directory, users, tls=False):
+    def __init__(self, directory, users, tls=False, node=False):
         require_programs("lighttpd", GIT_HTTP_BACKEND, *(["openssl"] if tls else []))
+        if node and not pathlib.Path(NODE_NETNS).exists():
+            pytest.fail("the test node is not running (tests/testenv up --node)")
+        self.host = NODE_IP if node else "127.0.0.1"
         if tls and not pathlib.Path("/usr/lib/lighttpd/mod_openssl.so").exists():
             pytest.skip("lighttpd's TLS module is not installed (apt-get install lighttpd-mod-openssl)")
         self.dir = pathlib.Path(directory)
@@ -142,7 +149,7 @@ class HttpGitServer:
         config.write_text(f"""
 server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_setenv", "mod_cgi", "mod_accesslog")
 server.document-root = "{self.root}"
-server.bind = "127.0.0.1"
+server.bind = "{self.host}"
 server.port = {self.port}
 server.errorlog = "{self.error_log}"
 accesslog.filename = "{self.access_log}"
@@ -156,9 +163,11 @@ setenv.add-environment = ("GIT_PROJECT_ROOT" => "{self.root}", "GIT_HTTP_EXPORT_
 """)
         log = self.dir / "lighttpd.out"
         with open(log, "w") as out:
-            self.process = subprocess.Popen(["lighttpd", "-D", "-f", str(config)], stdout=out, stderr=out)
+            enter_node = ["nsenter", f"--net={NODE_NETNS}", "--"] if node else []
+            self.process = subprocess.Popen([*enter_node, "lighttpd", "-D", "-f", str(config)], stdout=out,
+                                            stderr=out)
         try:
-            wait_for_port(self.port, self.process, log)
+            wait_for_port(self.port, self.process, log, host=self.host)
         except Exception:
             stop(self.process)
             raise
@@ -179,7 +188,7 @@ setenv.add-environment = ("GIT_PROJECT_ROOT" => "{self.root}", "GIT_HTTP_EXPORT_
                 f'ssl.pemfile = "{cert}"\nssl.privkey = "{key}"\n')
 
     def url(self, name):
-        host = "localhost" if self.scheme == "https" else "127.0.0.1"
+        host = "localhost" if self.scheme == "https" else self.host
         return f"{self.scheme}://{host}:{self.port}/{name}"
 
     def requests(self, after=0, until=None, timeout=30.0):

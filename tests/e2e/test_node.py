@@ -215,3 +215,26 @@ def test_graceful_termination_runs_the_trap_then_kills(cluster, namespace):
     started = time.time()
     cluster.kubectl("delete", "pod", "graceful", "-n", namespace, "--wait=true", "--timeout=60s")
     assert time.time() - started < 15, "SIGTERM was not delivered: the Pod waited for its grace period"
+
+
+def test_the_opctl_image_built_from_the_dockerfile_runs_as_non_root(cluster, namespace):
+    # localhost/opctl:dev is deploy/Dockerfile built on the machine (tests/testenv/images/opctl.recipe).
+    spec = """apiVersion: v1
+kind: Pod
+metadata: {name: opctl-version, namespace: NS}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: opctl
+    image: localhost/opctl:dev
+    imagePullPolicy: Never
+    args: [version]
+    securityContext: {runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false}
+""".replace("NS", namespace)
+    cluster.kubectl("apply", "-f", "-", input=spec)
+    wait_for(lambda: phase(cluster, namespace, "opctl-version") in ("Succeeded", "Failed"), message="opctl version")
+    assert phase(cluster, namespace, "opctl-version") == "Succeeded"
+    expected = cluster.opctl("version").stdout.split()[:2]
+    assert cluster.kubectl("logs", "opctl-version", "-n", namespace).stdout.split()[:2] == expected
+    status = cluster.get_json("pod", "opctl-version", "-n", namespace)["status"]["containerStatuses"][0]
+    assert status["state"]["terminated"]["exitCode"] == 0
