@@ -34,6 +34,8 @@ case "$action" in
     "$binary" down --dir "$dir" >/dev/null 2>&1 || true
     rm -rf "$dir"
     images=$("$here/../testenv/images/build.sh")
+    # A node left by a run that died (or by another testenv directory) goes first, so the snapshot is the host's.
+    "$binary" down-node
     host_state >"$snapshot"
     "$binary" up --dir "$dir" --audit --node --images "$images"
     ;;

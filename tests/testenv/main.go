@@ -19,6 +19,7 @@ import (
 const usage = `usage:
   testenv up    --dir DIR [--audit] [--node [--images DIR]]
   testenv down  --dir DIR
+  testenv down-node             (stop the machine's node, whichever testenv directory owns it)
   testenv leftovers --dir DIR   (what a node left on the machine; exit 1 if anything)
   testenv token --dir DIR [--namespace NS] --serviceaccount NAME [--duration 1h] [--audience AUD]
   testenv proxy --dir DIR [--listen 127.0.0.1:0] [--faults FILE]
@@ -43,6 +44,8 @@ func main() {
 		os.Exit(runUp(args))
 	case "down":
 		os.Exit(runDown(args))
+	case "down-node":
+		os.Exit(runDownNode(args))
 	case "leftovers":
 		os.Exit(runLeftovers(args))
 	case "token":

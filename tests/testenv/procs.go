@@ -173,6 +173,10 @@ func runDown(args []string) int {
 		return fail("down", err)
 	}
 	if _, err := os.Stat(abs); os.IsNotExist(err) {
+		// The directory is gone (e.g. a cleaned /tmp) but its node may not be.
+		if ownsNode(abs) {
+			return reportTeardown(teardownNode(abs))
+		}
 		return 0
 	}
 	lock, err := lockDir(abs)
@@ -189,9 +193,44 @@ func runDown(args []string) int {
 		return fail("down", err)
 	}
 	if ownsNode(abs) {
-		for _, err := range teardownNode(abs) {
-			fmt.Fprintln(os.Stderr, "testenv down:", err)
-		}
+		return reportTeardown(teardownNode(abs))
 	}
 	return 0
+}
+
+// reportTeardown prints what the node's teardown could not remove; any such
+// error fails `down`, since the machine is not as it was.
+func reportTeardown(errs []error) int {
+	for _, err := range errs {
+		fmt.Fprintln(os.Stderr, "testenv down:", err)
+	}
+	if len(errs) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// runDownNode: `testenv down-node` removes the machine's node whatever
+// testenv directory owns it (a dead one included), for a clean start.
+func runDownNode(args []string) int {
+	fs := newFlagSet("down-node")
+	if !parseFlags(fs, args) {
+		return 2
+	}
+	owner, err := os.ReadFile(ownerFile())
+	if os.IsNotExist(err) {
+		if nodeNetworkExists() {
+			return reportTeardown(teardownNode(""))
+		}
+		return 0
+	}
+	if err != nil {
+		return fail("down-node", err)
+	}
+	dir := strings.TrimSpace(string(owner))
+	if entries, err := readPidFile(dir); err == nil {
+		stopProcesses(dir, entries, 15*time.Second)
+		_ = os.Remove(pidFilePath(dir))
+	}
+	return reportTeardown(teardownNode(dir))
 }
