@@ -76,6 +76,7 @@ void adopt_config(InstallCommandOptions& options) {
   install.repo = common.source.repo;
   install.ref = common.source.ref;
   install.path = common.source.path;
+  if (flag_given(common, "--name")) install.set_name = common.config.name;
   if (common.config.file.empty()) {
     // Without opctl.yaml, keep the Lease and the ApplySet parent beside the CronJob.
     common.config.namespace_name = install.namespace_name;
@@ -191,6 +192,7 @@ void register_install(CLI::App& app, CommandAction& action) {
       "--apply\n"
       "  opctl install --path manifests-example/ --rbac cluster-admin -o json\n");
   add_source_flags(*command, options->common);
+  add_set_flags(*command, options->common);
   command->add_option(
       "--kubeconfig", options->common.kubeconfig,
       "Path to the kubeconfig file, for --apply and kinds not known offline (default: $KUBECONFIG, "

@@ -7,12 +7,14 @@
 #include "apply/apply_pass.hpp"
 #include "apply/lease_lock.hpp"
 #include "build_info.hpp"
+#include "cluster_connection.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "custom_kinds.hpp"
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "pass_render.hpp"
+#include "pass_validation.hpp"
 #include "progress.hpp"
 #include "terminal.hpp"
 
@@ -25,6 +27,7 @@ struct ReconcileOptions {
   bool wait = false;
   std::string timeout = "5m";
   bool prune_namespaces = false;
+  bool prune_crds = false;
   std::string delete_propagation = "Background";
   std::string output = "text";
   std::string report_file;
@@ -43,6 +46,7 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   if (!flag_given(common, "--wait") && config.wait) options.wait = *config.wait;
   if (!flag_given(common, "--prune-namespaces") && config.prune_namespaces)
     options.prune_namespaces = *config.prune_namespaces;
+  if (!flag_given(common, "--prune-crds") && config.prune_crds) options.prune_crds = *config.prune_crds;
   if (!flag_given(common, "--delete-propagation") && config.delete_propagation)
     options.delete_propagation = *config.delete_propagation;
   apply::PassOptions pass;
@@ -58,6 +62,9 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   pass.dry_run = options.dry_run;
   pass.prune = common.prune;
   pass.prune_namespaces = options.prune_namespaces;
+  pass.prune_crds = options.prune_crds;
+  pass.source = source::set_source_identity(common.source);
+  pass.take_over = common.take_over;
   pass.delete_propagation = options.delete_propagation;
   pass.wait = options.wait;
   for (const auto& rule : config.health)
@@ -82,8 +89,10 @@ int exit_code_for(apply::PassResult result) {
 int run_reconcile(ReconcileOptions& options) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
+  require_named_set_for_prune(common);
   // Everything is loaded and validated before the first request that could change the cluster.
   DesiredSet desired = load_desired_set(options.common);
+  validate_for_pass(common, desired);
   CustomKinds custom_kinds(common, desired.objects, [&](const std::string& line) {
     if (!common.quiet) std::cerr << "warning: " << line << "\n";
   });
@@ -91,9 +100,7 @@ int run_reconcile(ReconcileOptions& options) {
 
   std::unique_ptr<apply::LeaseLock> lease;
   if (common.config.lease_enabled && !options.dry_run) {
-    kube::TransportOptions lease_transport;
-    lease_transport.user_agent = std::string("opctl/") + k_version;
-    lease = apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
+    lease = apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, transport_options(common)),
                                       {"opctl-" + common.config.name, common.config.namespace_name,
                                        apply::default_lease_holder(), common.config.lease_duration});
   }
@@ -108,6 +115,11 @@ int run_reconcile(ReconcileOptions& options) {
     if (!text || (common.quiet && !failed)) return;
     progress.clear();
     (failed ? std::cerr : std::cout) << outcome_line(outcome, palette) << "\n" << std::flush;
+  };
+  pass.events.on_warning = [&](const std::string& line) {
+    if (common.quiet) return;
+    progress.clear();
+    std::cerr << palette.yellow("warning: " + line) << "\n";
   };
   pass.events.on_wave_start = [&](long wave, std::size_t objects) {
     progress.show(fmt::format("wave {}: applying {} objects ({}/{} done)", wave, objects, done, total));
@@ -152,8 +164,12 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   add_change_flags(*command, options->common);
+  add_set_flags(*command, options->common);
+  add_take_over_flag(*command, options->common);
   command->add_flag("--prune-namespaces", options->prune_namespaces,
                     "Also prune Namespaces that still hold objects opctl does not manage");
+  command->add_flag("--prune-crds", options->prune_crds,
+                    "Also prune CustomResourceDefinitions whose custom resources (not in this set) remain");
   command->add_option("--delete-propagation", options->delete_propagation, "How pruned objects' dependents are deleted")
       ->check(CLI::IsMember({"Background", "Foreground", "Orphan"}))
       ->capture_default_str();

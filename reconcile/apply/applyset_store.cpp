@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "apply/set_source.hpp"
+
 namespace opctl::apply {
 
 using model::Json;
@@ -33,6 +35,7 @@ std::optional<Json> ApplySetStore::read() {
 void ApplySetStore::write(const plan::ApplySetInventory& inventory, const std::string& last_run_json) {
   model::Object object = plan::applyset_parent_object(parent_, inventory, tooling_);
   if (!last_run_json.empty()) object.set_annotation(k_last_run_annotation, last_run_json);
+  if (!source_.empty()) object.set_annotation(k_set_source_annotation, source_);
   kube::ApplyOptions options;
   options.force = true;  // the parent is opctl's own bookkeeping
   auto result = client_.execute(client_.apply_request(secret_resource(), object, options));

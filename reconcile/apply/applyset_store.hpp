@@ -28,6 +28,9 @@ class ApplySetStore {
   // record when given). Throws ApiError on failure.
   void write(const plan::ApplySetInventory& inventory, const std::string& last_run_json = "");
 
+  // The source every later write records on the parent (opctl.io/set-source); "" records none.
+  void record_source(std::string source) { source_ = std::move(source); }
+
   // Every live object labelled part of the set, in the group-kinds and
   // namespaces of `inventory` (cluster-scoped kinds cluster-wide).
   std::vector<model::Json> members(const plan::ApplySetInventory& inventory);
@@ -36,6 +39,7 @@ class ApplySetStore {
   kube::ApiClient& client_;
   plan::ApplySetParent parent_;
   std::string tooling_;
+  std::string source_;
 };
 
 }  // namespace opctl::apply

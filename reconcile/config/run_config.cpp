@@ -148,6 +148,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"namespace", reader.into(config.default_namespace)},
        {"prune", reader.into(config.prune)},
        {"pruneNamespaces", reader.into(config.prune_namespaces)},
+       {"pruneCRDs", reader.into(config.prune_crds)},
        {"deletePropagation",
         [&](const Json& value, const std::string& pointer, const std::string& path) {
           static const std::set<std::string> k_allowed = {"Background", "Foreground", "Orphan"};
@@ -157,6 +158,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
         }},
        {"wait", reader.into(config.wait)},
        {"timeout", reader.into(config.timeout)},
+       {"execTimeout", reader.into(config.exec_timeout)},
        {"forceConflicts", reader.into(config.force_conflicts)},
        {"concurrency", reader.into(config.concurrency)},
        {"qps", reader.into(config.qps)},

@@ -5,6 +5,7 @@
 #include "model/error.hpp"
 #include "source/directory_source.hpp"
 #include "source/git_source.hpp"
+#include "source/git_url.hpp"
 #include "source/git_worktree.hpp"
 
 namespace opctl::source {
@@ -25,10 +26,21 @@ std::string SourceRevision::annotation() const {
   return repo + "@" + commit + ":" + (path.empty() ? "." : path);
 }
 
+std::string set_source_identity(const SourceOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (options.repo.empty()) return fs::weakly_canonical(fs::absolute(options.path), error).string();
+  std::string path = fs::path(options.path).lexically_normal().generic_string();
+  while (path.starts_with("./")) path.erase(0, 2);
+  while (path.size() > 1 && path.ends_with('/')) path.pop_back();
+  if (path.empty()) path = ".";
+  return parse_git_url(options.repo, fs::current_path(error).string()).display + ":" + path;
+}
+
 DesiredSource load_desired_source(const SourceOptions& options) {
   if (!options.repo.empty()) return load_git_source(options);
   DesiredSource source;
-  source.files = read_directory(options.path);
+  source.files = read_directory(options.path, options.on_warning);
   source.revision = directory_revision(options.path);
   return source;
 }

@@ -136,3 +136,18 @@ TEST_CASE("a list error is a typed ApiError; page_size 0 sends no limit", "[api_
   }
   CHECK(f.server.requests.back().path == "/apis/example.com/v1/widgets");
 }
+
+TEST_CASE("a server error names the request it answered", "[api_client]") {
+  // Given a 500 with a Status message, we should say which method and path met it.
+  opctl::kube::HttpResponse response;
+  response.status = 500;
+  response.attempts = 5;
+  response.body = R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcdserver: request timed out"})";
+  auto status = opctl::kube::decode_status(response, "PATCH /api/v1/namespaces/shop/secrets/db");
+  CHECK(status.describe() ==
+        "PATCH /api/v1/namespaces/shop/secrets/db: HTTP 500: etcdserver: request timed out (gave up after 5 attempts)");
+  response.status = 404;
+  response.body = R"({"kind":"Status","code":404,"reason":"NotFound","message":"secrets \"db\" not found"})";
+  response.attempts = 1;
+  CHECK(opctl::kube::decode_status(response, "GET /x").describe() == "secrets \"db\" not found");
+}
