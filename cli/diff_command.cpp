@@ -49,8 +49,8 @@ void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff
 
 int run_diff(DiffOptions& options) {
   finish_source_options(options.common);
-  require_named_set_for_prune(options.common);
   DesiredSet desired = load_desired_set(options.common);
+  require_named_set_for_prune(options.common);
   const config::RunConfig& config = options.common.config;
   // A pass labels every object as a member of its ApplySet; the diff compares
   // what that pass would apply, so the label is part of it.

@@ -89,9 +89,9 @@ int exit_code_for(apply::PassResult result) {
 int run_reconcile(ReconcileOptions& options) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
-  require_named_set_for_prune(common);
   // Everything is loaded and validated before the first request that could change the cluster.
   DesiredSet desired = load_desired_set(options.common);
+  require_named_set_for_prune(common);  // after an opctl.yaml inside the source was read
   validate_for_pass(common, desired);
   CustomKinds custom_kinds(common, desired.objects, [&](const std::string& line) {
     if (!common.quiet) std::cerr << "warning: " << line << "\n";
