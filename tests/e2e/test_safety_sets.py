@@ -196,3 +196,23 @@ def test_verbose_logs_the_lease_requests(cluster, namespace, manifests, setname)
     result = cluster.reconcile("--path", str(root), "-v")
     assert result.returncode == 0, result.stderr
     assert f"/namespaces/{namespace}/leases/opctl-{setname}" in result.stderr, result.stderr
+
+
+def test_a_tls_verification_failure_is_not_retried(cluster, tmp_path, namespace):
+    # Given a kubeconfig that trusts another CA, we should fail at once with a clear message, one attempt each.
+    import base64
+    import subprocess
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=other-ca",
+                    "-keyout", str(tmp_path / "ca.key"), "-out", str(tmp_path / "ca.crt")],
+                   check=True, capture_output=True)
+    config = json.loads(cluster.kubectl("config", "view", "--raw", "-o", "json").stdout)
+    for entry in config["clusters"]:
+        entry["cluster"].pop("certificate-authority", None)
+        entry["cluster"]["certificate-authority-data"] = base64.b64encode((tmp_path / "ca.crt").read_bytes()).decode()
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(json.dumps(config))
+    root = write(tmp_path / "set", {"a.yaml": configmap("a", namespace)})
+    result = cluster.opctl("diff", "--kubeconfig", str(kubeconfig), "--path", str(root), "-v", timeout=60)
+    assert result.returncode == 3, result.stderr
+    assert "certificate could not be verified" in result.stderr, result.stderr
+    assert "will retry" not in result.stderr
