@@ -16,7 +16,8 @@ kube::TransportOptions transport_options(const CommonOptions& options) {
 
 ClusterConnection connect(const CommonOptions& options) {
   ClusterConnection connection;
-  connection.config = kube::load_cluster_config(kube::config_request_from_environment(options.kubeconfig, options.context));
+  connection.config =
+      kube::load_cluster_config(kube::config_request_from_environment(options.kubeconfig, options.context));
   if (connection.config.exec) connection.config.exec->timeout = exec_timeout(options);
   connection.transport = kube::make_curl_transport(connection.config, transport_options(options));
   connection.mapper = std::make_unique<kube::RestMapper>(*connection.transport);

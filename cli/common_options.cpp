@@ -54,16 +54,18 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
 // A DNS-1123 label short enough for "opctl-<name>", as the Lease's name must be.
 bool valid_set_name(const std::string& name) {
   if (name.empty() || name.size() > 57 || name.front() == '-' || name.back() == '-') return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 // --name wins over metadata.name; with neither the set is "default", unnamed.
 void resolve_set_name(CommonOptions& options) {
   if (!options.set_name.empty()) {
     if (!valid_set_name(options.set_name))
-      throw InvalidInputError({Problem{"", 0, "--name",
-                                       "must be lowercase letters, digits and '-', start and end with a letter or "
-                                       "digit, at most 57 characters (it names the Lease opctl-<name>)"}});
+      throw InvalidInputError(
+          {Problem{"", 0, "--name",
+                   "must be lowercase letters, digits and '-', start and end with a letter or "
+                   "digit, at most 57 characters (it names the Lease opctl-<name>)"}});
     options.config.name = options.set_name;
   }
   options.set_named = !options.config.name.empty();
@@ -114,8 +116,9 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
   command.add_option("--qps", options.qps, "Client-side rate limit in requests per second (0: none)")
       ->capture_default_str();
   command.add_option("--burst", options.burst, "Requests allowed above --qps in a burst")->capture_default_str();
-  command.add_option("--exec-timeout", options.exec_timeout,
-                     "How long a kubeconfig exec credential plugin may run before it is killed")
+  command
+      .add_option("--exec-timeout", options.exec_timeout,
+                  "How long a kubeconfig exec credential plugin may run before it is killed")
       ->capture_default_str();
 }
 
@@ -138,15 +141,17 @@ void add_take_over_flag(CLI::App& command, CommonOptions& options) {
 
 void require_named_set_for_prune(const CommonOptions& options) {
   if (!options.prune || options.set_named) return;
-  throw InvalidInputError({Problem{"", 0, "--prune",
-                                   "pruning needs a named set, so that two sets never prune each other: give --name "
-                                   "NAME or metadata.name in opctl.yaml"}});
+  throw InvalidInputError(
+      {Problem{"", 0, "--prune",
+               "pruning needs a named set, so that two sets never prune each other: give --name "
+               "NAME or metadata.name in opctl.yaml"}});
 }
 
 std::chrono::seconds exec_timeout(const CommonOptions& options) {
   auto parsed = config::parse_duration(options.exec_timeout);
   if (!parsed || parsed->count() <= 0)
-    throw InvalidInputError({Problem{"", 0, "--exec-timeout", "must be a positive duration such as 30s, 2m"}});
+    throw InvalidInputError(
+        {Problem{"", 0, "--exec-timeout", "must be a positive duration such as 30s, 2m"}});
   return *parsed;
 }
 

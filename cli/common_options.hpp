@@ -24,7 +24,7 @@ struct CommonOptions {
   double qps = kube::TransportOptions{}.qps;
   int burst = kube::TransportOptions{}.burst;
   std::string exec_timeout = std::to_string(kube::k_default_exec_timeout_seconds) + "s";
-  std::string set_name;  // --name
+  std::string set_name;    // --name
   bool set_named = false;  // filled in by finish_source_options: --name or metadata.name was given
   bool take_over = false;  // --take-over
   bool force_conflicts = false;

@@ -67,7 +67,7 @@ int run_diff(DiffOptions& options) {
                                  ? options.prune_namespaces
                                  : *config.prune_namespaces;
     prune.prune_crds = flag_given(options.common, "--prune-crds") || !config.prune_crds ? options.prune_crds
-                                                                                          : *config.prune_crds;
+                                                                                        : *config.prune_crds;
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
     prune.compare = pass.compare;
@@ -103,8 +103,9 @@ void register_diff(CLI::App& app, CommandAction& action) {
                     "Also show the objects a pass with --prune would delete (also: prune: true in opctl.yaml)");
   command->add_flag("--prune-namespaces", options->prune_namespaces,
                     "With --prune, count Namespaces that still hold objects opctl does not manage as pruned too");
-  command->add_flag("--prune-crds", options->prune_crds,
-                    "With --prune, count CustomResourceDefinitions whose custom resources remain as pruned too");
+  command->add_flag(
+      "--prune-crds", options->prune_crds,
+      "With --prune, count CustomResourceDefinitions whose custom resources remain as pruned too");
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")

@@ -27,8 +27,10 @@ void validate_for_pass(const CommonOptions& options, const DesiredSet& desired) 
   validate_options.known_crds = registry.custom_resource_definitions();
   validate_options.schemas = &schemas;
   validate_options.default_namespace = desired.connection.default_namespace(options);
-  for (const auto& validator : validators) validate_options.kind_validators.push_back(validator.get());
-  validate_options.cluster_scope = [mapper = desired.connection.mapper.get()](const model::GroupVersionKind& gvk) {
+  for (const auto& validator : validators)
+    validate_options.kind_validators.push_back(validator.get());
+  validate_options.cluster_scope = [mapper =
+                                        desired.connection.mapper.get()](const model::GroupVersionKind& gvk) {
     auto found = mapper->find(gvk);
     return found ? std::optional<bool>(found->namespaced) : std::nullopt;
   };

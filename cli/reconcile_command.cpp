@@ -100,9 +100,10 @@ int run_reconcile(ReconcileOptions& options) {
 
   std::unique_ptr<apply::LeaseLock> lease;
   if (common.config.lease_enabled && !options.dry_run) {
-    lease = apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, transport_options(common)),
-                                      {"opctl-" + common.config.name, common.config.namespace_name,
-                                       apply::default_lease_holder(), common.config.lease_duration});
+    lease = apply::LeaseLock::acquire(
+        kube::make_curl_transport(desired.connection.config, transport_options(common)),
+        {"opctl-" + common.config.name, common.config.namespace_name, apply::default_lease_holder(),
+         common.config.lease_duration});
   }
 
   Palette palette{use_color(common.no_color)};

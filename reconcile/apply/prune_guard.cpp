@@ -37,7 +37,8 @@ std::vector<std::string> foreign_custom_resources(kube::ApiClient& client, const
   try {
     for (const auto& item : client.list(*info, "", options)) {
       std::string namespace_name = item["metadata"].value("namespace", "");
-      found.push_back(fmt::format("{} {}{}", info->gvk.kind, namespace_name.empty() ? "" : namespace_name + "/",
+      found.push_back(fmt::format("{} {}{}", info->gvk.kind,
+                                  namespace_name.empty() ? "" : namespace_name + "/",
                                   item["metadata"].value("name", "")));
       if (found.size() >= 3) break;
     }
@@ -62,9 +63,10 @@ std::string prune_refusal(kube::ApiClient& client, const plan::PruneCandidate& c
       !options.prune_crds) {
     auto foreign = foreign_custom_resources(client, candidate.live, options.applyset_id);
     if (!foreign.empty())
-      return fmt::format("custom resources of it that are not in this set remain ({}); deleting the CRD would delete "
-                         "them: use --prune-crds",
-                         fmt::join(foreign, ", "));
+      return fmt::format(
+          "custom resources of it that are not in this set remain ({}); deleting the CRD would delete "
+          "them: use --prune-crds",
+          fmt::join(foreign, ", "));
   }
   return "";
 }

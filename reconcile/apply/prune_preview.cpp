@@ -19,12 +19,13 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::
   auto inventory = plan::ApplySetInventory::from_parent(*parent);
   auto candidates = plan::prune_candidates(store.members(inventory), desired_keys);
   const auto& applyset = options.applyset;
-  decide_set_source(parent, {applyset.namespace_name + "/" + applyset.name, options.source, true, options.take_over, [&] {
-                               std::vector<std::string> names;
-                               for (const auto& candidate : candidates)
-                                 if (!candidate.kept) names.push_back(candidate.key.to_string());
-                               return names;
-                             }});
+  decide_set_source(
+      parent, {applyset.namespace_name + "/" + applyset.name, options.source, true, options.take_over, [&] {
+                 std::vector<std::string> names;
+                 for (const auto& candidate : candidates)
+                   if (!candidate.kept) names.push_back(candidate.key.to_string());
+                 return names;
+               }});
   PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds};
   std::vector<diff::ObjectDiff> pruned;
   for (auto& candidate : candidates) {

@@ -31,14 +31,16 @@ SetSourceDecision decide_set_source(const std::optional<model::Json>& parent, co
     std::string deleted = check.would_delete ? listing(check.would_delete()) : "its objects";
     throw InvalidInputError({Problem{
         "", 0, "--prune",
-        fmt::format("refusing to prune the set {}: it was last written from {}, and this run's source is {}; "
-                    "pruning would delete {}. Choose another --name for this source, or pass --take-over to make "
-                    "{} the set's source",
-                    check.set, recorded, check.source, deleted, check.source)}});
+        fmt::format(
+            "refusing to prune the set {}: it was last written from {}, and this run's source is {}; "
+            "pruning would delete {}. Choose another --name for this source, or pass --take-over to make "
+            "{} the set's source",
+            check.set, recorded, check.source, deleted, check.source)}});
   }
-  return {recorded, fmt::format("the set {} was last written from {}, not from this run's source {}; the objects "
-                                "applied now join it, and a pruning pass from {} will delete those it does not hold",
-                                check.set, recorded, check.source, recorded)};
+  return {recorded,
+          fmt::format("the set {} was last written from {}, not from this run's source {}; the objects "
+                      "applied now join it, and a pruning pass from {} will delete those it does not hold",
+                      check.set, recorded, check.source, recorded)};
 }
 
 }  // namespace opctl::apply

@@ -136,7 +136,8 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"ref", reader.into(config.ref)},
        {"path", reader.into(config.path)},
        {"cacheDir", reader.into(config.cache_dir)},
-       {"git", [&](const Json&, const std::string& pointer, const std::string& path) {
+       {"git",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
           reader.read_map(pointer, path,
                           {{"tokenFile", reader.into(config.git.token_file)},
                            {"basicAuthFile", reader.into(config.git.basic_auth_file)},
@@ -188,13 +189,15 @@ void read_spec(FieldReader& reader, RunConfig& config) {
                           {"skip", r.into(skip)}});
               rule.skip = skip.value_or(false);
             })},
-       {"lease", [&](const Json&, const std::string& pointer, const std::string& path) {
+       {"lease",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
           std::optional<std::chrono::seconds> duration;
           reader.read_map(pointer, path, {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
           if (duration) config.lease_duration = *duration;
         }},
        {"kinds", reader.into_list<HookKind>(
-                     config.kinds, [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
+                     config.kinds,
+                     [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
                        std::optional<std::chrono::seconds> timeout;
                        std::optional<bool> finalize;
                        r.read_map(pointer, path,

@@ -38,10 +38,11 @@ std::vector<Problem> option_problems(const InstallOptions& options) {
   if (!options.git_secret.empty() && !is_dns_subdomain(options.git_secret))
     problems.push_back({"", 0, "--git-secret", "\"" + options.git_secret + "\" is not a valid Secret name"});
   if (model::url_has_credentials(options.repo))
-    problems.push_back({"", 0, "--repo",
-                        "\"" + model::redact_credentials(options.repo) +
-                            "\" carries credentials in the URL, which would be stored in clear in the CronJob: "
-                            "remove them, put them in a Secret and pass --git-secret NAME"});
+    problems.push_back(
+        {"", 0, "--repo",
+         "\"" + model::redact_credentials(options.repo) +
+             "\" carries credentials in the URL, which would be stored in clear in the CronJob: "
+             "remove them, put them in a Secret and pass --git-secret NAME"});
   if (options.image.empty()) problems.push_back({"", 0, "--image", "must name an image"});
   try {
     kinds::cron::CronSchedule::parse(options.schedule);

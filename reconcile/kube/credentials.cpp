@@ -140,8 +140,9 @@ Credential CredentialSource::run_exec_plugin() {
   ++exec_runs_;
   ProcessResult result = run_process(argv, {.extra_env = env, .timeout = plugin.timeout});
   if (result.timed_out)
-    throw ClusterError(fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",
-                                   plugin.command, plugin.timeout.count(), stderr_tail(result.err)));
+    throw ClusterError(
+        fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",
+                    plugin.command, plugin.timeout.count(), stderr_tail(result.err)));
   if (result.exit_code == 127 && !plugin.install_hint.empty())
     throw ClusterError(
         fmt::format("exec plugin {} could not be run: {}", plugin.command, trim(plugin.install_hint)));
@@ -149,9 +150,10 @@ Credential CredentialSource::run_exec_plugin() {
     throw ClusterError(fmt::format("exec plugin {} failed with exit code {}: {}", plugin.command,
                                    result.exit_code, trim(result.err)));
   if (trim(result.out).empty())
-    throw ClusterError(fmt::format("exec plugin {} exited 0 but printed nothing on stdout (an ExecCredential "
-                                   "JSON was expected){}",
-                                   plugin.command, stderr_tail(result.err)));
+    throw ClusterError(
+        fmt::format("exec plugin {} exited 0 but printed nothing on stdout (an ExecCredential "
+                    "JSON was expected){}",
+                    plugin.command, stderr_tail(result.err)));
   bool has_expiry = false;
   Credential credential = parse_exec_credential(result.out, plugin.command, exec_expiry_, has_expiry);
   if (!has_expiry) exec_expiry_ = std::chrono::system_clock::time_point::max();

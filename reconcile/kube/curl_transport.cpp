@@ -30,8 +30,10 @@ bool is_tls_verification_failure(CURLcode result) {
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_ISSUER_ERROR:
     case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-    case CURLE_SSL_CRL_BADFILE: return true;
-    default: return false;
+    case CURLE_SSL_CRL_BADFILE:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -108,7 +110,8 @@ class CurlTransport : public HttpTransport {
       log(fmt::format(
           "opctl: warning: TLS certificate verification is disabled for {} (insecure-skip-tls-verify "
           "in {}); anyone on the network path can read and change the traffic",
-          model::redact_credentials(cluster.server), cluster.source.empty() ? "the kubeconfig" : cluster.source));
+          model::redact_credentials(cluster.server),
+          cluster.source.empty() ? "the kubeconfig" : cluster.source));
   }
 
   ~CurlTransport() override { remove_running(); }
@@ -251,10 +254,12 @@ class CurlTransport : public HttpTransport {
 
   std::string describe_failure(const HttpRequest& request, const std::string& error,
                                bool tls_verification_failed) const {
-    std::string text = fmt::format("{}{}: {}", model::redact_credentials(endpoint_.base_url()), request.path, error);
+    std::string text =
+        fmt::format("{}{}: {}", model::redact_credentials(endpoint_.base_url()), request.path, error);
     if (tls_verification_failed)
-      return text + " (the API server's certificate could not be verified: check certificate-authority in the "
-                    "kubeconfig; not retried, a retry cannot change a certificate)";
+      return text +
+             " (the API server's certificate could not be verified: check certificate-authority in the "
+             "kubeconfig; not retried, a retry cannot change a certificate)";
     if (!request.retryable)
       text += fmt::format(
           " (not retried: the {} may have reached the server, so sending it again could apply it "

@@ -51,6 +51,8 @@ std::string redact_credentials(std::string_view text, const std::vector<std::str
   return out;
 }
 
-bool url_has_credentials(std::string_view url) { return redact_credentials(url) != url; }
+bool url_has_credentials(std::string_view url) {
+  return redact_credentials(url) != url;
+}
 
 }  // namespace opctl::model

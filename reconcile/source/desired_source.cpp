@@ -31,8 +31,10 @@ std::string set_source_identity(const SourceOptions& options) {
   std::error_code error;
   if (options.repo.empty()) return fs::weakly_canonical(fs::absolute(options.path), error).string();
   std::string path = fs::path(options.path).lexically_normal().generic_string();
-  while (path.starts_with("./")) path.erase(0, 2);
-  while (path.size() > 1 && path.ends_with('/')) path.pop_back();
+  while (path.starts_with("./"))
+    path.erase(0, 2);
+  while (path.size() > 1 && path.ends_with('/'))
+    path.pop_back();
   if (path.empty()) path = ".";
   return parse_git_url(options.repo, fs::current_path(error).string()).display + ":" + path;
 }

@@ -17,7 +17,8 @@ FileTree::Kind kind_of_mode(git_filemode_t mode) {
     case GIT_FILEMODE_TREE: return FileTree::Kind::directory;
     case GIT_FILEMODE_BLOB:
     case GIT_FILEMODE_BLOB_EXECUTABLE: return FileTree::Kind::file;
-    case GIT_FILEMODE_LINK: return FileTree::Kind::symlink;
+    case GIT_FILEMODE_LINK:
+      return FileTree::Kind::symlink;
     default: return FileTree::Kind::other;  // symbolic links and submodules are not followed
   }
 }

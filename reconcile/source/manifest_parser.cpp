@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <string_view>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace opctl::source {
@@ -85,7 +85,9 @@ void check_string_field(const Object& object, const char* pointer, const char* f
   }
 }
 
-bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 
 bool is_dns_label(std::string_view text) {
   return !text.empty() && text.size() <= 63 && is_lower_alnum(text.front()) && is_lower_alnum(text.back()) &&
@@ -112,28 +114,33 @@ std::string name_problem(const Object& object, const std::string& name) {
   }
   bool core = api_version == "v1";
   if (core && kind == "Namespace")
-    return is_dns_label(name) ? "" : "must be a DNS-1123 label: at most 63 lowercase letters, digits and '-', "
-                                     "starting and ending with a letter or digit";
+    return is_dns_label(name) ? ""
+                              : "must be a DNS-1123 label: at most 63 lowercase letters, digits and '-', "
+                                "starting and ending with a letter or digit";
   if (core && kind == "Service")
     return is_dns_label(name) && std::isalpha(static_cast<unsigned char>(name.front()))
                ? ""
-               : "must be a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a letter "
+               : "must be a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a "
+                 "letter "
                  "and ending with a letter or digit";
-  return is_dns_subdomain(name) ? "" : "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
-                                       "starting and ending with a letter or digit, at most 253 characters";
+  return is_dns_subdomain(name) ? ""
+                                : "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
+                                  "starting and ending with a letter or digit, at most 253 characters";
 }
 
 void check_name_formats(const Object& object, std::vector<Problem>& problems) {
   const Json& body = object.body();
   const Json& metadata = body.value("metadata", Json::object());
-  if (metadata.contains("name") && metadata["name"].is_string() && !metadata["name"].get<std::string>().empty()) {
+  if (metadata.contains("name") && metadata["name"].is_string() &&
+      !metadata["name"].get<std::string>().empty()) {
     std::string name = metadata["name"].get<std::string>();
     if (auto why = name_problem(object, name); !why.empty())
       problems.push_back({object.location().file, object.line_of("/metadata/name"), "metadata.name",
                           fmt::format("\"{}\" {}", name, why)});
   }
   if (metadata.contains("namespace") && metadata["namespace"].is_string() &&
-      !metadata["namespace"].get<std::string>().empty() && !is_dns_label(metadata["namespace"].get<std::string>()))
+      !metadata["namespace"].get<std::string>().empty() &&
+      !is_dns_label(metadata["namespace"].get<std::string>()))
     problems.push_back({object.location().file, object.line_of("/metadata/namespace"), "metadata.namespace",
                         fmt::format("\"{}\" must be a DNS-1123 label (a namespace's name)",
                                     metadata["namespace"].get<std::string>())});

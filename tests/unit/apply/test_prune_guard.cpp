@@ -32,11 +32,14 @@ opctl::plan::PruneCandidate crd_candidate() {
 
 }  // namespace
 
-TEST_CASE("a CRD whose custom resources of others remain is kept, naming them and --prune-crds", "[prune_guard]") {
-  // Given a Gadget that is not in the set, we should refuse to prune its CRD and say which and how to force it.
+TEST_CASE("a CRD whose custom resources of others remain is kept, naming them and --prune-crds",
+          "[prune_guard]") {
+  // Given a Gadget that is not in the set, we should refuse to prune its CRD and say which and how to force
+  // it.
   Fixture f;
-  f.server.answer("/apis/example.com/v1/gadgets", 200,
-                  R"({"kind":"GadgetList","metadata":{},"items":[{"metadata":{"name":"g1","namespace":"shop"}}]})");
+  f.server.answer(
+      "/apis/example.com/v1/gadgets", 200,
+      R"({"kind":"GadgetList","metadata":{},"items":[{"metadata":{"name":"g1","namespace":"shop"}}]})");
   PruneGuardOptions options{"applyset-x-v1", false, false};
   auto reason = prune_refusal(f.client, crd_candidate(), options);
   CHECK_THAT(reason, Catch::Contains("Gadget shop/g1") && Catch::Contains("--prune-crds"));

@@ -16,8 +16,9 @@ Json parent_from(const std::string& source) {
 }
 
 SetSourceCheck check(const std::string& source, bool prune, bool take_over = false) {
-  return {"default/opctl-team", source, prune, take_over,
-          [] { return std::vector<std::string>{"Namespace team-a", "ConfigMap team-a/settings"}; }};
+  return {"default/opctl-team", source, prune, take_over, [] {
+            return std::vector<std::string>{"Namespace team-a", "ConfigMap team-a/settings"};
+          }};
 }
 
 }  // namespace
@@ -28,10 +29,12 @@ TEST_CASE("a pass records its source on a new set and on its own set", "[set_sou
   CHECK(same.record == "/work/team-a");
   CHECK(same.warning.empty());
   // A set written before sources were recorded is adopted.
-  CHECK(decide_set_source(Json{{"metadata", Json::object()}}, check("/work/team-b", true)).record == "/work/team-b");
+  CHECK(decide_set_source(Json{{"metadata", Json::object()}}, check("/work/team-b", true)).record ==
+        "/work/team-b");
 }
 
-TEST_CASE("pruning a set written from another source is refused, naming both and what would go", "[set_source]") {
+TEST_CASE("pruning a set written from another source is refused, naming both and what would go",
+          "[set_source]") {
   // Given team A's set, we should refuse team B's pruning pass before anything changes.
   try {
     decide_set_source(parent_from("/work/team-a"), check("/work/team-b", true));

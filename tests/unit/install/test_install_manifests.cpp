@@ -1,6 +1,5 @@
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 
 #include "install/install_manifests.hpp"
 
@@ -102,9 +101,11 @@ TEST_CASE("given bad options we should name each flag", "[install]") {
   CHECK(problems[1].field == "--schedule");
 }
 
-TEST_CASE("given a repo URL with a password or token we should refuse it and point at --git-secret", "[install]") {
-  for (std::string repo : {"https://user:hunter2@git.example/ops.git", "https://ghp_token@git.example/ops.git",
-                           "ssh://git:hunter2@git.example/ops.git"}) {
+TEST_CASE("given a repo URL with a password or token we should refuse it and point at --git-secret",
+          "[install]") {
+  for (std::string repo :
+       {"https://user:hunter2@git.example/ops.git", "https://ghp_token@git.example/ops.git",
+        "ssh://git:hunter2@git.example/ops.git"}) {
     auto install = options();
     install.repo = repo;
     auto problems = opctl::install::option_problems(install);

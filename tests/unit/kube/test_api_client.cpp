@@ -142,10 +142,12 @@ TEST_CASE("a server error names the request it answered", "[api_client]") {
   opctl::kube::HttpResponse response;
   response.status = 500;
   response.attempts = 5;
-  response.body = R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcdserver: request timed out"})";
+  response.body =
+      R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcdserver: request timed out"})";
   auto status = opctl::kube::decode_status(response, "PATCH /api/v1/namespaces/shop/secrets/db");
   CHECK(status.describe() ==
-        "PATCH /api/v1/namespaces/shop/secrets/db: HTTP 500: etcdserver: request timed out (gave up after 5 attempts)");
+        "PATCH /api/v1/namespaces/shop/secrets/db: HTTP 500: etcdserver: request timed out (gave up after 5 "
+        "attempts)");
   response.status = 404;
   response.body = R"({"kind":"Status","code":404,"reason":"NotFound","message":"secrets \"db\" not found"})";
   response.attempts = 1;

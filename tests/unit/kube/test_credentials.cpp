@@ -136,8 +136,8 @@ TEST_CASE("exec plugin failures say what went wrong", "[credentials]") {
     dir.write("empty.sh", "#!/bin/sh\necho 'no session, run login' >&2\nexit 0\n");
     fs::permissions(dir.path / "empty.sh", fs::perms::owner_all);
     cluster.exec->command = (dir.path / "empty.sh").string();
-    CHECK_THROWS_WITH(CredentialSource(cluster).current(),
-                      Catch::Contains("printed nothing on stdout") && Catch::Contains("no session, run login"));
+    CHECK_THROWS_WITH(CredentialSource(cluster).current(), Catch::Contains("printed nothing on stdout") &&
+                                                               Catch::Contains("no session, run login"));
   }
   SECTION("a malformed expiry") {
     dir.write("credential.json",
@@ -156,8 +156,8 @@ TEST_CASE("a hanging exec plugin is killed, with its children, after the timeout
   cluster.exec->timeout = std::chrono::seconds(1);
   auto started = std::chrono::steady_clock::now();
   CHECK_THROWS_WITH(CredentialSource(cluster).current(),
-                    Catch::Contains("hang.sh did not finish within 1s") && Catch::Contains("--exec-timeout") &&
-                        Catch::Contains("waiting for the browser"));
+                    Catch::Contains("hang.sh did not finish within 1s") &&
+                        Catch::Contains("--exec-timeout") && Catch::Contains("waiting for the browser"));
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
 }
 

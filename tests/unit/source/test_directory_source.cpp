@@ -1,9 +1,8 @@
 // A plain directory is read as git reads a tree: symbolic links are skipped
 // with a warning, never followed (no loops, nothing from outside the path).
-#include <catch2/catch.hpp>
-
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 
@@ -28,7 +27,8 @@ struct Dir {
 
   std::vector<std::string> read(std::vector<std::string>& warnings) const {
     std::vector<std::string> paths;
-    for (const auto& file : read_directory(root / "set", [&](const std::string& line) { warnings.push_back(line); }))
+    for (const auto& file :
+         read_directory(root / "set", [&](const std::string& line) { warnings.push_back(line); }))
       paths.push_back(fs::path(file.path).lexically_relative(root / "set").generic_string());
     return paths;
   }
@@ -36,7 +36,8 @@ struct Dir {
 
 }  // namespace
 
-TEST_CASE("symbolic links in a plain directory are skipped with a warning, never followed", "[directory_source]") {
+TEST_CASE("symbolic links in a plain directory are skipped with a warning, never followed",
+          "[directory_source]") {
   // Given links that loop (a -> ., b -> .), leave the directory or point at a file, we should read only the
   // real files, finish, and name every link in a warning.
   Dir dir;
