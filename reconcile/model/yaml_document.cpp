@@ -1,5 +1,6 @@
 #include "model/yaml_document.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>

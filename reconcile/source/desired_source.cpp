@@ -1,5 +1,7 @@
 #include "source/desired_source.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "model/error.hpp"
@@ -30,13 +32,9 @@ std::string set_source_identity(const SourceOptions& options) {
   namespace fs = std::filesystem;
   std::error_code error;
   if (options.repo.empty()) return fs::weakly_canonical(fs::absolute(options.path), error).string();
-  std::string path = fs::path(options.path).lexically_normal().generic_string();
-  while (path.starts_with("./"))
-    path.erase(0, 2);
-  while (path.size() > 1 && path.ends_with('/'))
-    path.pop_back();
-  if (path.empty()) path = ".";
-  return parse_git_url(options.repo, fs::current_path(error).string()).display + ":" + path;
+  std::string path = normalize_tree_path(options.path);  // throws for a path that leaves the repository
+  return fmt::format("{}:{}", parse_git_url(options.repo, fs::current_path(error).string()).display,
+                     path.empty() ? std::string(".") : path);
 }
 
 DesiredSource load_desired_source(const SourceOptions& options) {
