@@ -88,6 +88,7 @@ void adopt_config(InstallCommandOptions& options) {
 
 std::vector<Json> build_manifests(InstallCommandOptions& options,
                                   std::optional<ClusterConnection>& connection) {
+  options.install.repo = options.common.source.repo;  // checked for credentials before anything is fetched
   if (auto problems = install::option_problems(options.install); !problems.empty())
     throw InvalidInputError(std::move(problems));
   CommonOptions& common = options.common;
