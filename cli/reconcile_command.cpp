@@ -63,7 +63,8 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   pass.prune = common.prune;
   pass.prune_namespaces = options.prune_namespaces;
   pass.prune_crds = options.prune_crds;
-  pass.source = source::set_source_identity(common.source);
+  // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every directory).
+  pass.source = common.set_named ? source::set_source_identity(common.source) : "";
   pass.take_over = common.take_over;
   pass.delete_propagation = options.delete_propagation;
   pass.wait = options.wait;
