@@ -70,6 +70,10 @@ def test_a_set_written_from_another_source_is_not_pruned_without_take_over(clust
     assert cluster.exists("configmap", "from-b", "-n", namespace)
     parent = cluster.get_json("secret", f"opctl-{setname}", "-n", "default")
     assert parent["metadata"]["annotations"]["opctl.io/set-source"] == str(team_b.resolve())
+    status = cluster.opctl("status", "--kubeconfig", cluster.kubeconfig, "--path", str(team_b), "--name", setname)
+    assert status.returncode == 0, status.stderr
+    assert f"ApplySet default/opctl-{setname}" in status.stdout
+    assert f"Source: {team_b.resolve()}" in status.stdout, status.stdout
     cluster.kubectl("delete", "secret", f"opctl-{setname}", "-n", "default", check=False)
 
 
