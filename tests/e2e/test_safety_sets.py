@@ -220,3 +220,49 @@ def test_a_tls_verification_failure_is_not_retried(cluster, tmp_path, namespace)
     assert result.returncode == 3, result.stderr
     assert "certificate could not be verified" in result.stderr, result.stderr
     assert "will retry" not in result.stderr
+
+
+def test_a_failed_prune_says_it_was_a_prune(cluster, namespace, manifests, setname):
+    # Given an admission policy that refuses to delete one ConfigMap, the error line should say the prune failed.
+    import time
+    policy = f"""apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {{name: {setname}}}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {{apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["configmaps"]}}
+  validations:
+  - {{expression: "oldObject.metadata.name != 'undeletable'", message: "undeletable is protected"}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {{name: {setname}}}
+spec:
+  policyName: {setname}
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels: {{kubernetes.io/metadata.name: {namespace}}}
+"""
+    root = manifests({"opctl.yaml": config(setname, namespace), "a.yaml": configmap("undeletable", namespace),
+                      "b.yaml": configmap("anchor", namespace)})
+    assert cluster.reconcile("--path", str(root)).returncode == 0
+    try:
+        cluster.kubectl("apply", "-f", "-", input=policy)
+        for _ in range(60):
+            probe = cluster.kubectl("delete", "configmap", "undeletable", "-n", namespace, "--dry-run=server",
+                                    check=False)
+            if probe.returncode != 0:
+                break
+            time.sleep(0.5)
+        os.remove(root / "a.yaml")
+        result = cluster.reconcile("--path", str(root), "--prune")
+        assert result.returncode == 3, result.stderr + result.stdout
+        assert f"ConfigMap {namespace}/undeletable failed: prune (delete) failed:" in result.stderr, result.stderr
+        assert "undeletable is protected" in result.stderr
+        assert cluster.exists("configmap", "undeletable", "-n", namespace)
+    finally:
+        cluster.kubectl("delete", "validatingadmissionpolicybinding", setname, check=False)
+        cluster.kubectl("delete", "validatingadmissionpolicy", setname, check=False)
