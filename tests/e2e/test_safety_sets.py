@@ -266,3 +266,25 @@ spec:
     finally:
         cluster.kubectl("delete", "validatingadmissionpolicybinding", setname, check=False)
         cluster.kubectl("delete", "validatingadmissionpolicy", setname, check=False)
+
+
+def test_a_work_tree_and_its_commit_give_the_same_set_despite_links(cluster, namespace, tmp_path):
+    # Given a commit with links in it, read through --repo and through its checkout, we should get one set.
+    import subprocess
+    write(tmp_path / "outside", {"x.yaml": configmap("from-outside", namespace)})
+    repo = write(tmp_path / "repo", {"a.yaml": configmap("inside", namespace)})
+    os.symlink(".", repo / "loop")
+    os.symlink(tmp_path / "outside", repo / "ext")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "links"], check=True)
+
+    def names(*source):
+        result = cluster.opctl("diff", "--kubeconfig", cluster.kubeconfig, *source, "-o", "json",
+                               "--cache-dir", str(tmp_path / "cache"))
+        assert result.returncode == 0, result.stderr
+        assert "loop: a symbolic link, not followed" in result.stderr, result.stderr
+        return sorted(o["name"] for o in json.loads(result.stdout)["objects"])
+
+    assert names("--path", str(repo)) == names("--repo", f"file://{repo}") == ["inside"]
