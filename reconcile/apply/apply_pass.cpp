@@ -108,6 +108,15 @@ class PassRunner {
     if (!decision.warning.empty() && options_.events.on_warning) options_.events.on_warning(decision.warning);
   }
 
+  // A Namespace or CRD that still holds others' objects stays (prune_guard.hpp).
+  void keep_if_guarded(plan::PruneCandidate& candidate) {
+    PruneGuardOptions guard{options_.applyset.id(), options_.prune_namespaces, options_.prune_crds};
+    if (auto refusal = prune_refusal(client_, candidate, guard); !refusal.empty()) {
+      candidate.kept = true;
+      candidate.reason = std::move(refusal);
+    }
+  }
+
   // --dry-run: what would happen, decided from live state alone.
   void plan_only() {
     for (std::size_t index = 0; index < objects_.size(); ++index) {
@@ -126,12 +135,8 @@ class PassRunner {
       }
     }
     if (!options_.prune) return;
-    PruneGuardOptions guard{options_.applyset.id(), options_.prune_namespaces, options_.prune_crds};
     for (auto& candidate : candidates()) {
-      if (auto refusal = prune_refusal(client_, candidate, guard); !refusal.empty()) {
-        candidate.kept = true;
-        candidate.reason = std::move(refusal);
-      }
+      keep_if_guarded(candidate);
       record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
     }
   }
@@ -307,12 +312,8 @@ class PassRunner {
     bool all_ok = true;
     auto found = candidates();
     std::vector<plan::PruneCandidate*> deletable;
-    PruneGuardOptions guard{options_.applyset.id(), options_.prune_namespaces, options_.prune_crds};
     for (auto& candidate : found) {
-      if (auto refusal = prune_refusal(client_, candidate, guard); !refusal.empty()) {
-        candidate.kept = true;
-        candidate.reason = std::move(refusal);
-      }
+      keep_if_guarded(candidate);
       if (candidate.kept) {
         kept_.group_kinds.insert({candidate.key.group, candidate.key.kind});
         if (!candidate.key.namespace_name.empty() && candidate.key.namespace_name != options_.applyset.namespace_name)
