@@ -4,16 +4,22 @@
 
 namespace opctl::cli {
 
-ClusterConnection connect(const CommonOptions& options) {
-  ClusterConnection connection;
-  connection.config = kube::load_cluster_config(kube::config_request_from_environment(options.kubeconfig, options.context));
+kube::TransportOptions transport_options(const CommonOptions& options) {
   kube::TransportOptions transport;
   transport.user_agent = std::string("opctl/") + k_version;
   transport.concurrency = options.concurrency;
   transport.qps = options.qps;
   transport.burst = options.burst;
   transport.verbose = options.verbose;
-  connection.transport = kube::make_curl_transport(connection.config, transport);
+  return transport;
+}
+
+ClusterConnection connect(const CommonOptions& options) {
+  ClusterConnection connection;
+  connection.config =
+      kube::load_cluster_config(kube::config_request_from_environment(options.kubeconfig, options.context));
+  if (connection.config.exec) connection.config.exec->timeout = exec_timeout(options);
+  connection.transport = kube::make_curl_transport(connection.config, transport_options(options));
   connection.mapper = std::make_unique<kube::RestMapper>(*connection.transport);
   connection.client = std::make_unique<kube::ApiClient>(*connection.transport, *connection.mapper);
   return connection;

@@ -23,4 +23,8 @@ struct ClusterConnection {
 
 ClusterConnection connect(const CommonOptions& options);
 
+// The transport settings of the flags (user agent, limits, -v), for every
+// transport a command opens, the Lease's included, so -v logs them all.
+kube::TransportOptions transport_options(const CommonOptions& options);
+
 }  // namespace opctl::cli

@@ -1,5 +1,6 @@
 #include "common_options.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +46,30 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
   fill(options, "--burst", options.burst, config.burst);
   fill(options, "--force-conflicts", options.force_conflicts, config.force_conflicts);
   fill(options, "--prune", options.prune, config.prune);
+  if (config.exec_timeout && !flag_given(options, "--exec-timeout"))
+    options.exec_timeout = std::to_string(config.exec_timeout->count()) + "s";
   options.config = config;
+}
+
+// A DNS-1123 label short enough for "opctl-<name>", as the Lease's name must be.
+bool valid_set_name(const std::string& name) {
+  if (name.empty() || name.size() > 57 || name.front() == '-' || name.back() == '-') return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+// --name wins over metadata.name; with neither the set is "default", unnamed.
+void resolve_set_name(CommonOptions& options) {
+  if (!options.set_name.empty()) {
+    if (!valid_set_name(options.set_name))
+      throw InvalidInputError(
+          {Problem{"", 0, "--name",
+                   "must be lowercase letters, digits and '-', start and end with a letter or "
+                   "digit, at most 57 characters (it names the Lease opctl-<name>)"}});
+    options.config.name = options.set_name;
+  }
+  options.set_named = !options.config.name.empty();
+  if (!options.set_named) options.config.name = k_unnamed_set;
 }
 
 }  // namespace
@@ -92,12 +116,43 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
   command.add_option("--qps", options.qps, "Client-side rate limit in requests per second (0: none)")
       ->capture_default_str();
   command.add_option("--burst", options.burst, "Requests allowed above --qps in a burst")->capture_default_str();
+  command
+      .add_option("--exec-timeout", options.exec_timeout,
+                  "How long a kubeconfig exec credential plugin may run before it is killed")
+      ->capture_default_str();
 }
 
 void add_change_flags(CLI::App& command, CommonOptions& options) {
   command.add_flag("--prune", options.prune, "Delete objects of this set that are no longer in the source");
   command.add_flag("--force-conflicts", options.force_conflicts,
                    "Take ownership of fields another field manager owns");
+}
+
+void add_set_flags(CLI::App& command, CommonOptions& options) {
+  command.add_option("--name", options.set_name,
+                     "The set's name: its Lease is opctl-NAME and its ApplySet parent the Secret opctl-NAME "
+                     "(also: metadata.name in opctl.yaml; pruning needs one)");
+}
+
+void add_take_over_flag(CLI::App& command, CommonOptions& options) {
+  command.add_flag("--take-over", options.take_over,
+                   "Prune even though the set was last written from another source, and record this one");
+}
+
+void require_named_set_for_prune(const CommonOptions& options) {
+  if (!options.prune || options.set_named) return;
+  throw InvalidInputError(
+      {Problem{"", 0, "--prune",
+               "pruning needs a named set, so that two sets never prune each other: give --name "
+               "NAME or metadata.name in opctl.yaml"}});
+}
+
+std::chrono::seconds exec_timeout(const CommonOptions& options) {
+  auto parsed = config::parse_duration(options.exec_timeout);
+  if (!parsed || parsed->count() <= 0)
+    throw InvalidInputError(
+        {Problem{"", 0, "--exec-timeout", "must be a positive duration such as 30s, 2m"}});
+  return *parsed;
 }
 
 void add_output_flags(CLI::App& command, CommonOptions& options) {
@@ -114,6 +169,7 @@ void finish_source_options(CommonOptions& options) {
     if (std::filesystem::is_regular_file(candidate, ignored)) file = candidate.string();
   }
   if (!file.empty()) apply_settings(options, config::parse_run_config(read_config_text(file), file), true);
+  resolve_set_name(options);
   if (options.source.repo.empty() && options.source.path.empty())
     throw InvalidInputError({Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});
   if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
@@ -129,6 +185,7 @@ void finish_source_options(CommonOptions& options) {
 void apply_found_config(CommonOptions& options, const config::RunConfig& found) {
   if (!options.config.file.empty()) return;  // -f or the directory's file wins
   apply_settings(options, found, false);
+  resolve_set_name(options);
 }
 
 }  // namespace opctl::cli

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <string>
 
 #include "config/run_config.hpp"
+#include "kube/cluster_config.hpp"
 #include "kube/http_transport.hpp"
 #include "source/desired_source.hpp"
 
@@ -21,6 +23,10 @@ struct CommonOptions {
   int concurrency = kube::TransportOptions{}.concurrency;
   double qps = kube::TransportOptions{}.qps;
   int burst = kube::TransportOptions{}.burst;
+  std::string exec_timeout = std::to_string(kube::k_default_exec_timeout_seconds) + "s";
+  std::string set_name;    // --name
+  bool set_named = false;  // filled in by finish_source_options: --name or metadata.name was given
+  bool take_over = false;  // --take-over
   bool force_conflicts = false;
   bool prune = false;
   bool no_color = false;
@@ -36,6 +42,20 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options);
 void add_output_flags(CLI::App& command, CommonOptions& options);
 // --prune and --force-conflicts, for the commands that plan changes.
 void add_change_flags(CLI::App& command, CommonOptions& options);
+// --name, for the commands that work on one set (its Lease and ApplySet parent).
+void add_set_flags(CLI::App& command, CommonOptions& options);
+// --take-over, for the commands that prune (or preview pruning).
+void add_take_over_flag(CLI::App& command, CommonOptions& options);
+
+// The set's name when neither --name nor metadata.name gives one. Such a set
+// may apply but never prune: two unnamed sets would prune each other.
+inline constexpr const char* k_unnamed_set = "default";
+
+// Throws InvalidInputError when pruning is asked for a set without a name.
+void require_named_set_for_prune(const CommonOptions& options);
+
+// The exec plugin timeout of --exec-timeout (or spec.execTimeout).
+std::chrono::seconds exec_timeout(const CommonOptions& options);
 
 // After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
 // directory), fills every flag not given from it, and OPCTL_GIT_TOKEN.

@@ -20,6 +20,7 @@ struct DiffOptions {
   CommonOptions common;
   bool exit_code = false;
   bool prune_namespaces = false;
+  bool prune_crds = false;
   std::string output = "text";
   std::string report_file;
 };
@@ -49,6 +50,7 @@ void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff
 int run_diff(DiffOptions& options) {
   finish_source_options(options.common);
   DesiredSet desired = load_desired_set(options.common);
+  require_named_set_for_prune(options.common);
   const config::RunConfig& config = options.common.config;
   // A pass labels every object as a member of its ApplySet; the diff compares
   // what that pass would apply, so the label is part of it.
@@ -64,6 +66,10 @@ int run_diff(DiffOptions& options) {
     prune.prune_namespaces = flag_given(options.common, "--prune-namespaces") || !config.prune_namespaces
                                  ? options.prune_namespaces
                                  : *config.prune_namespaces;
+    prune.prune_crds = flag_given(options.common, "--prune-crds") || !config.prune_crds ? options.prune_crds
+                                                                                        : *config.prune_crds;
+    prune.source = source::set_source_identity(options.common.source);
+    prune.take_over = options.common.take_over;
     prune.compare = pass.compare;
     auto pruned = apply::prune_preview(client, desired.objects, prune);
     result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
@@ -97,6 +103,11 @@ void register_diff(CLI::App& app, CommandAction& action) {
                     "Also show the objects a pass with --prune would delete (also: prune: true in opctl.yaml)");
   command->add_flag("--prune-namespaces", options->prune_namespaces,
                     "With --prune, count Namespaces that still hold objects opctl does not manage as pruned too");
+  command->add_flag(
+      "--prune-crds", options->prune_crds,
+      "With --prune, count CustomResourceDefinitions whose custom resources remain as pruned too");
+  add_set_flags(*command, options->common);
+  add_take_over_flag(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();

@@ -76,6 +76,7 @@ void adopt_config(InstallCommandOptions& options) {
   install.repo = common.source.repo;
   install.ref = common.source.ref;
   install.path = common.source.path;
+  if (flag_given(common, "--name")) install.set_name = common.config.name;
   if (common.config.file.empty()) {
     // Without opctl.yaml, keep the Lease and the ApplySet parent beside the CronJob.
     common.config.namespace_name = install.namespace_name;
@@ -87,6 +88,7 @@ void adopt_config(InstallCommandOptions& options) {
 
 std::vector<Json> build_manifests(InstallCommandOptions& options,
                                   std::optional<ClusterConnection>& connection) {
+  options.install.repo = options.common.source.repo;  // checked for credentials before anything is fetched
   if (auto problems = install::option_problems(options.install); !problems.empty())
     throw InvalidInputError(std::move(problems));
   CommonOptions& common = options.common;
@@ -191,6 +193,7 @@ void register_install(CLI::App& app, CommandAction& action) {
       "--apply\n"
       "  opctl install --path manifests-example/ --rbac cluster-admin -o json\n");
   add_source_flags(*command, options->common);
+  add_set_flags(*command, options->common);
   command->add_option(
       "--kubeconfig", options->common.kubeconfig,
       "Path to the kubeconfig file, for --apply and kinds not known offline (default: $KUBECONFIG, "

@@ -8,12 +8,14 @@
 #include "apply/home_namespace.hpp"
 #include "apply/lease_lock.hpp"
 #include "build_info.hpp"
+#include "cluster_connection.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "custom_kinds.hpp"
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "pass_render.hpp"
+#include "pass_validation.hpp"
 #include "progress.hpp"
 #include "stop_signals.hpp"
 #include "terminal.hpp"
@@ -27,6 +29,7 @@ struct ReconcileOptions {
   bool wait = false;
   std::string timeout = "5m";
   bool prune_namespaces = false;
+  bool prune_crds = false;
   std::string delete_propagation = "Background";
   std::string output = "text";
   std::string report_file;
@@ -45,6 +48,7 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   if (!flag_given(common, "--wait") && config.wait) options.wait = *config.wait;
   if (!flag_given(common, "--prune-namespaces") && config.prune_namespaces)
     options.prune_namespaces = *config.prune_namespaces;
+  if (!flag_given(common, "--prune-crds") && config.prune_crds) options.prune_crds = *config.prune_crds;
   if (!flag_given(common, "--delete-propagation") && config.delete_propagation)
     options.delete_propagation = *config.delete_propagation;
   apply::PassOptions pass;
@@ -60,6 +64,10 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   pass.dry_run = options.dry_run;
   pass.prune = common.prune;
   pass.prune_namespaces = options.prune_namespaces;
+  pass.prune_crds = options.prune_crds;
+  // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every directory).
+  pass.source = common.set_named ? source::set_source_identity(common.source) : "";
+  pass.take_over = common.take_over;
   pass.delete_propagation = options.delete_propagation;
   pass.wait = options.wait;
   for (const auto& rule : config.health)
@@ -94,10 +102,9 @@ std::unique_ptr<apply::LeaseLock> take_lease(const ReconcileOptions& options, De
     std::cerr << "created namespace " << pass.applyset.namespace_name
               << " (it holds the Lease and the ApplySet)\n";
   if (!common.config.lease_enabled) return nullptr;
-  kube::TransportOptions lease_transport;
-  lease_transport.user_agent = std::string("opctl/") + k_version;
+  // The same transport settings as every other request (user agent, -v logging, exec timeout).
   auto lease =
-      apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, lease_transport),
+      apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, transport_options(common)),
                                 {"opctl-" + common.config.name, common.config.namespace_name,
                                  apply::default_lease_holder(), common.config.lease_duration});
   client.set_write_gate([raw = lease.get()] { raw->ensure_held(); });
@@ -109,6 +116,8 @@ int run_reconcile(ReconcileOptions& options) {
   const CommonOptions& common = options.common;
   // Everything is loaded and validated before the first request that could change the cluster.
   DesiredSet desired = load_desired_set(options.common);
+  require_named_set_for_prune(common);  // after an opctl.yaml inside the source was read
+  validate_for_pass(common, desired);
   CustomKinds custom_kinds(common, desired.objects, [&](const std::string& line) {
     if (!common.quiet) std::cerr << "warning: " << line << "\n";
   });
@@ -129,6 +138,11 @@ int run_reconcile(ReconcileOptions& options) {
     if (!text || (common.quiet && !failed)) return;
     progress.clear();
     (failed ? std::cerr : std::cout) << outcome_line(outcome, palette) << "\n" << std::flush;
+  };
+  pass.events.on_warning = [&](const std::string& line) {
+    if (common.quiet) return;
+    progress.clear();
+    std::cerr << palette.yellow("warning: " + line) << "\n";
   };
   pass.events.on_wave_start = [&](long wave, std::size_t objects) {
     progress.show(fmt::format("wave {}: applying {} objects ({}/{} done)", wave, objects, done, total));
@@ -177,8 +191,12 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   add_change_flags(*command, options->common);
+  add_set_flags(*command, options->common);
+  add_take_over_flag(*command, options->common);
   command->add_flag("--prune-namespaces", options->prune_namespaces,
                     "Also prune Namespaces that still hold objects opctl does not manage");
+  command->add_flag("--prune-crds", options->prune_crds,
+                    "Also prune CustomResourceDefinitions whose custom resources (not in this set) remain");
   command->add_option("--delete-propagation", options->delete_propagation, "How pruned objects' dependents are deleted")
       ->check(CLI::IsMember({"Background", "Foreground", "Orphan"}))
       ->capture_default_str();

@@ -7,6 +7,7 @@
 #include "apply/diff_pass.hpp"
 #include "apply/lease_lock.hpp"
 #include "apply/live_state.hpp"
+#include "apply/set_source.hpp"
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
@@ -71,10 +72,12 @@ int run_status(StatusOptions& options) {
     for (const auto& member : store.members(plan::ApplySetInventory::from_parent(*parent_object)))
       by_kind[plan::GroupKind{plan::key_of_live(member).group, plan::key_of_live(member).kind}.to_string()] += 1;
     status["inventory"] = by_kind;
+    status["source"] = apply::recorded_set_source(*parent_object);
   } else {
     status["lastRun"] = nullptr;
     status["lastSuccessfulRun"] = nullptr;
     status["inventory"] = Json::object();
+    status["source"] = "";
   }
 
   auto live = apply::read_live_state(client, desired.objects);
@@ -99,6 +102,8 @@ int run_status(StatusOptions& options) {
     return k_exit_ok;
   }
   std::cout << fmt::format("ApplySet {} ({})\n", status["applySet"]["parent"].get<std::string>(), parent.id());
+  if (!status["source"].get<std::string>().empty())
+    std::cout << fmt::format("Source: {}\n", status["source"].get<std::string>());
   const Json& lease = status["lease"];
   std::cout << (lease["held"].get<bool>() ? fmt::format("Lease: held by {} (renewed {})\n",
                                                           lease["holder"].get<std::string>(),
@@ -144,6 +149,7 @@ void register_status(CLI::App& app, CommandAction& action) {
       "  opctl status --path manifests-example/\n"
       "  opctl status -f opctl.yaml -o json\n");
   add_source_flags(*command, options->common);
+  add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))

@@ -15,6 +15,7 @@
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
 #include "kube/api_error.hpp"
+#include "pass_validation.hpp"
 #include "source/desired_source.hpp"
 #include "terminal.hpp"
 #include "validate/kind_validator.hpp"
@@ -33,15 +34,6 @@ struct ValidateCommandOptions {
   std::string schema_dir;
   std::string output = "text";
 };
-
-// $XDG_CACHE_HOME/opctl/openapi, else ~/.cache/opctl/openapi; empty: no cache.
-std::string schema_cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] != '\0')
-    return std::string(xdg) + "/opctl/openapi";
-  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0')
-    return std::string(home) + "/.cache/opctl/openapi";
-  return "";
-}
 
 // Where schemas and scopes come from for this run, and what keeps them alive.
 struct SchemaWiring {

@@ -13,7 +13,8 @@
 #include "apply/health_wait.hpp"
 #include "apply/lease_lock.hpp"
 #include "apply/live_state.hpp"
-#include "apply/namespace_contents.hpp"
+#include "apply/prune_guard.hpp"
+#include "apply/set_source.hpp"
 #include "diff/field_ownership.hpp"
 #include "diff/ignore_rules.hpp"
 #include "model/error.hpp"
@@ -74,6 +75,7 @@ class PassRunner {
     auto parent = store_.read();
     previous_ = parent ? plan::ApplySetInventory::from_parent(*parent) : plan::ApplySetInventory{};
     current_ = plan::ApplySetInventory::of(objects_, options_.applyset.namespace_name);
+    check_set_source(parent);
 
     if (options_.dry_run) {
       plan_only();
@@ -100,6 +102,29 @@ class PassRunner {
   }
 
  private:
+  // Throws (nothing changed yet) when pruning a set written from another source.
+  void check_set_source(const std::optional<Json>& parent) {
+    SetSourceCheck check{options_.applyset.namespace_name + "/" + options_.applyset.name, options_.source,
+                         options_.prune, options_.take_over, [this] {
+                           std::vector<std::string> names;
+                           for (const auto& candidate : candidates())
+                             if (!candidate.kept) names.push_back(candidate.key.to_string());
+                           return names;
+                         }};
+    auto decision = decide_set_source(parent, check);
+    store_.record_source(decision.record);
+    if (!decision.warning.empty() && options_.events.on_warning) options_.events.on_warning(decision.warning);
+  }
+
+  // A Namespace or CRD that still holds others' objects stays (prune_guard.hpp).
+  void keep_if_guarded(plan::PruneCandidate& candidate) {
+    PruneGuardOptions guard{options_.applyset.id(), options_.prune_namespaces, options_.prune_crds};
+    if (auto refusal = prune_refusal(client_, candidate, guard); !refusal.empty()) {
+      candidate.kept = true;
+      candidate.reason = std::move(refusal);
+    }
+  }
+
   // --dry-run: what would happen, decided from live state alone.
   void plan_only() {
     for (std::size_t index = 0; index < objects_.size(); ++index) {
@@ -115,7 +140,10 @@ class PassRunner {
       }
     }
     if (!options_.prune) return;
-    for (auto& candidate : candidates()) record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
+    for (auto& candidate : candidates()) {
+      keep_if_guarded(candidate);
+      record_prune(candidate, candidate.kept ? Action::kept : Action::planned_prune);
+    }
   }
 
   // Once SIGTERM/SIGINT arrived: the pass is interrupted and sends no more
@@ -339,15 +367,7 @@ class PassRunner {
     auto found = candidates();
     std::vector<plan::PruneCandidate*> deletable;
     for (auto& candidate : found) {
-      if (!candidate.kept && candidate.key.kind == "Namespace" && candidate.key.group.empty() &&
-          !options_.prune_namespaces) {
-        auto foreign = foreign_objects_in(client_, candidate.key.name, options_.applyset.id());
-        if (!foreign.empty()) {
-          candidate.kept = true;
-          candidate.reason = fmt::format("it still holds objects opctl does not manage ({}); use --prune-namespaces",
-                                         fmt::join(foreign, ", "));
-        }
-      }
+      keep_if_guarded(candidate);
       if (candidate.kept) {
         kept_.group_kinds.insert({candidate.key.group, candidate.key.kind});
         if (!candidate.key.namespace_name.empty() && candidate.key.namespace_name != options_.applyset.namespace_name)
@@ -390,7 +410,8 @@ class PassRunner {
         }
         bool gone = results[i].ok() || results[i].status.reason == kube::ApiReason::not_found;
         if (!gone) all_ok = false;
-        record_prune(*batch[i], gone ? Action::pruned : Action::failed, gone ? "" : results[i].status.describe());
+        record_prune(*batch[i], gone ? Action::pruned : Action::failed,
+                     gone ? "" : "prune (delete) failed: " + results[i].status.describe());
       }
     }
     if (!all_ok && report_.result == PassResult::succeeded) {

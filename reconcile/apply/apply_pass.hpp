@@ -64,6 +64,7 @@ struct PassEvents {
   std::function<void(const ObjectOutcome&)> on_outcome;
   std::function<void(long wave, std::size_t objects)> on_wave_start;
   std::function<void(long wave, const std::vector<std::pair<model::ObjectKey, HealthStatus>>&)> on_waiting;
+  std::function<void(const std::string&)> on_warning;
 };
 
 struct PassOptions {
@@ -72,6 +73,11 @@ struct PassOptions {
   bool dry_run = false;
   bool prune = false;
   bool prune_namespaces = false;
+  bool prune_crds = false;  // also prune CRDs whose custom resources of other sets remain
+  // Where this run's desired set comes from (set_source.hpp); a pruning pass
+  // refuses a set recorded from another source unless take_over.
+  std::string source;
+  bool take_over = false;
   std::string delete_propagation = "Background";
   bool wait = false;
   std::chrono::seconds timeout{300};

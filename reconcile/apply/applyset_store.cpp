@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "apply/set_source.hpp"
+
 namespace opctl::apply {
 
 using model::Json;
@@ -40,6 +42,7 @@ void ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRec
   model::Object object = plan::applyset_parent_object(parent_, inventory, tooling_);
   if (!records.last_run.empty()) object.set_annotation(k_last_run_annotation, records.last_run);
   if (!records.last_success.empty()) object.set_annotation(k_last_success_annotation, records.last_success);
+  if (!source_.empty()) object.set_annotation(k_set_source_annotation, source_);
   kube::ApplyOptions options;
   options.force = true;  // the parent is opctl's own bookkeeping
   auto result = client_.execute(client_.apply_request(secret_resource(), object, options));

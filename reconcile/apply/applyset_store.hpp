@@ -39,6 +39,9 @@ class ApplySetStore {
   // records. Throws ApiError on failure.
   void write(const plan::ApplySetInventory& inventory, const RunRecords& records);
 
+  // The source every later write records on the parent (opctl.io/set-source); "" records none.
+  void record_source(std::string source) { source_ = std::move(source); }
+
   // Every live object labelled part of the set, in the group-kinds and
   // namespaces of `inventory` (cluster-scoped kinds cluster-wide).
   std::vector<model::Json> members(const plan::ApplySetInventory& inventory);
@@ -47,6 +50,7 @@ class ApplySetStore {
   kube::ApiClient& client_;
   plan::ApplySetParent parent_;
   std::string tooling_;
+  std::string source_;
 };
 
 }  // namespace opctl::apply

@@ -3,7 +3,8 @@
 #include <set>
 
 #include "apply/applyset_store.hpp"
-#include "apply/namespace_contents.hpp"
+#include "apply/prune_guard.hpp"
+#include "apply/set_source.hpp"
 #include "plan/prune_set.hpp"
 
 namespace opctl::apply {
@@ -16,12 +17,19 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::
   std::set<model::ObjectKey> desired_keys;
   for (const auto& object : desired) desired_keys.insert(object.key());
   auto inventory = plan::ApplySetInventory::from_parent(*parent);
+  auto candidates = plan::prune_candidates(store.members(inventory), desired_keys);
+  const auto& applyset = options.applyset;
+  decide_set_source(
+      parent, {applyset.namespace_name + "/" + applyset.name, options.source, true, options.take_over, [&] {
+                 std::vector<std::string> names;
+                 for (const auto& candidate : candidates)
+                   if (!candidate.kept) names.push_back(candidate.key.to_string());
+                 return names;
+               }});
+  PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds};
   std::vector<diff::ObjectDiff> pruned;
-  for (auto& candidate : plan::prune_candidates(store.members(inventory), desired_keys)) {
-    if (candidate.kept) continue;
-    if (candidate.key.kind == "Namespace" && candidate.key.group.empty() && !options.prune_namespaces &&
-        !foreign_objects_in(client, candidate.key.name, options.applyset.id()).empty())
-      continue;
+  for (auto& candidate : candidates) {
+    if (candidate.kept || !prune_refusal(client, candidate, guard).empty()) continue;
     pruned.push_back(diff::compare_objects(candidate.key, candidate.live.value("apiVersion", ""), {}, candidate.live,
                                            nullptr, options.compare));
   }

@@ -1,7 +1,8 @@
 // What a pass with prune on would delete, as diff entries: members of the
 // ApplySet inventory that are no longer desired. The same rules as the pass:
-// never an object annotated opctl.io/prune: disabled, never a Namespace that
-// still holds objects opctl does not manage (unless prune_namespaces).
+// never an object annotated opctl.io/prune: disabled, never a Namespace or CRD
+// prune_guard.hpp keeps, and a refusal (InvalidInputError) when the set was
+// written from another source.
 #pragma once
 
 #include <vector>
@@ -16,6 +17,9 @@ namespace opctl::apply {
 struct PrunePreviewOptions {
   plan::ApplySetParent applyset;
   bool prune_namespaces = false;
+  bool prune_crds = false;
+  std::string source;  // this run's (set_source.hpp): a set recorded from another one is refused
+  bool take_over = false;
   diff::CompareOptions compare;
 };
 

@@ -136,7 +136,8 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"ref", reader.into(config.ref)},
        {"path", reader.into(config.path)},
        {"cacheDir", reader.into(config.cache_dir)},
-       {"git", [&](const Json&, const std::string& pointer, const std::string& path) {
+       {"git",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
           reader.read_map(pointer, path,
                           {{"tokenFile", reader.into(config.git.token_file)},
                            {"basicAuthFile", reader.into(config.git.basic_auth_file)},
@@ -148,6 +149,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"namespace", reader.into(config.default_namespace)},
        {"prune", reader.into(config.prune)},
        {"pruneNamespaces", reader.into(config.prune_namespaces)},
+       {"pruneCRDs", reader.into(config.prune_crds)},
        {"deletePropagation",
         [&](const Json& value, const std::string& pointer, const std::string& path) {
           static const std::set<std::string> k_allowed = {"Background", "Foreground", "Orphan"};
@@ -157,6 +159,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
         }},
        {"wait", reader.into(config.wait)},
        {"timeout", reader.into(config.timeout)},
+       {"execTimeout", reader.into(config.exec_timeout)},
        {"forceConflicts", reader.into(config.force_conflicts)},
        {"concurrency", reader.into(config.concurrency)},
        {"qps", reader.into(config.qps)},
@@ -186,13 +189,15 @@ void read_spec(FieldReader& reader, RunConfig& config) {
                           {"skip", r.into(skip)}});
               rule.skip = skip.value_or(false);
             })},
-       {"lease", [&](const Json&, const std::string& pointer, const std::string& path) {
+       {"lease",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
           std::optional<std::chrono::seconds> duration;
           reader.read_map(pointer, path, {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
           if (duration) config.lease_duration = *duration;
         }},
        {"kinds", reader.into_list<HookKind>(
-                     config.kinds, [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
+                     config.kinds,
+                     [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
                        std::optional<std::chrono::seconds> timeout;
                        std::optional<bool> finalize;
                        r.read_map(pointer, path,

@@ -52,15 +52,16 @@ struct GitSettings {
 
 struct RunConfig {
   std::string file;  // where it was read from; empty when there is none
-  std::string name = "default";
+  std::string name;  // metadata.name; empty when not given (the set is unnamed)
   std::string namespace_name = "default";  // where the Lease and the ApplySet parent live
 
   std::optional<std::string> repo, ref, path, cache_dir;
   GitSettings git;
   std::optional<std::string> default_namespace;
-  std::optional<bool> prune, prune_namespaces, wait, force_conflicts;
+  std::optional<bool> prune, prune_namespaces, prune_crds, wait, force_conflicts;
   std::optional<std::string> delete_propagation;
   std::optional<std::chrono::seconds> timeout;
+  std::optional<std::chrono::seconds> exec_timeout;  // kubeconfig exec plugins, as --exec-timeout
   std::optional<int> concurrency, burst;
   std::optional<double> qps;
   std::vector<IgnoreDifference> ignore_differences;

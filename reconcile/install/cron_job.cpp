@@ -83,8 +83,10 @@ Json pod_spec(const InstallOptions& options) {
 std::vector<std::string> reconcile_args(const InstallOptions& options) {
   std::vector<std::string> args = {"reconcile", "-f", std::string(k_config_dir) + "/opctl.yaml",
                                    "--cache-dir", std::string(k_cache_dir) + "/git"};
-  for (const auto& [flag, value] :
-       {std::pair{"--repo", options.repo}, {"--ref", options.ref}, {"--path", options.path}})
+  for (const auto& [flag, value] : {std::pair{"--repo", options.repo},
+                                    {"--ref", options.ref},
+                                    {"--path", options.path},
+                                    {"--name", options.set_name}})
     if (!value.empty()) args.insert(args.end(), {flag, value});
   if (options.git_secret.empty()) return args;
   std::string dir = k_git_dir;

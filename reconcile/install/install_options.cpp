@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "kinds/cron/cron_schedule.hpp"
+#include "model/redaction.hpp"
 
 namespace opctl::install {
 namespace {
@@ -36,6 +37,12 @@ std::vector<Problem> option_problems(const InstallOptions& options) {
         {"", 0, "--namespace", "\"" + options.namespace_name + "\" is not a valid namespace name"});
   if (!options.git_secret.empty() && !is_dns_subdomain(options.git_secret))
     problems.push_back({"", 0, "--git-secret", "\"" + options.git_secret + "\" is not a valid Secret name"});
+  if (model::url_has_credentials(options.repo))
+    problems.push_back(
+        {"", 0, "--repo",
+         "\"" + model::redact_credentials(options.repo) +
+             "\" carries credentials in the URL, which would be stored in clear in the CronJob: "
+             "remove them, put them in a Secret and pass --git-secret NAME"});
   if (options.image.empty()) problems.push_back({"", 0, "--image", "must name an image"});
   try {
     kinds::cron::CronSchedule::parse(options.schedule);

@@ -18,6 +18,7 @@ struct InstallOptions {
   bool cluster_admin = false;  // bind cluster-admin instead of the computed rules
   // The source the CronJob fetches; empty fields are left to opctl.yaml.
   std::string repo, ref, path;
+  std::string set_name;  // --name, passed on to the runs (else opctl.yaml's metadata.name names the set)
   // A Secret (by name; never its content) with git credentials: keys `token`
   // for HTTPS, or `ssh-privatekey` and `known_hosts` for SSH.
   std::string git_secret;

@@ -77,6 +77,9 @@ ApiStatus decode_status(const HttpResponse& response, const std::string& what) {
   if (status.message.empty()) {
     std::string text = response.body.substr(0, 200);
     status.message = fmt::format("{}: HTTP {}{}", what, response.status, text.empty() ? "" : ": " + text);
+  } else if (response.status >= 500) {
+    // A server error says nothing of which request met it; the caller's context may not either.
+    status.message = fmt::format("{}: HTTP {}: {}", what, response.status, status.message);
   }
   if (status.reason == ApiReason::unauthorized)
     status.message += " (the server rejected the credentials: the kubeconfig user, token or service account)";

@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstring>
 
 #include "model/error.hpp"
@@ -34,16 +37,30 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return out;
 }
 
-// Reads both pipes until both are closed, so a chatty stderr cannot block stdout.
-void drain(int out_fd, int err_fd, ProcessResult& result) {
+using SteadyClock = std::chrono::steady_clock;
+
+int remaining_ms(SteadyClock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1'000'000));
+}
+
+// Reads both pipes until both are closed, so a chatty stderr cannot block
+// stdout; false when the deadline came first (the pipes are closed then).
+bool drain(int out_fd, int err_fd, SteadyClock::time_point deadline, ProcessResult& result) {
   std::array<pollfd, 2> fds{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0}};
   std::array<std::string*, 2> into{&result.out, &result.err};
   std::array<char, 4096> buffer;
   int open_count = 2;
   while (open_count > 0) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    int ready = poll(fds.data(), fds.size(), remaining_ms(deadline));
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
+    }
+    if (ready == 0) {
+      for (auto& fd : fds)
+        if (fd.fd >= 0) close(fd.fd);
+      return false;
     }
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
@@ -57,14 +74,15 @@ void drain(int out_fd, int err_fd, ProcessResult& result) {
       }
     }
   }
+  return true;
 }
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv,
-                          const std::map<std::string, std::string>& extra_env) {
+ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  auto deadline = SteadyClock::now() + options.timeout;
   std::vector<std::string> args_text = argv;
-  std::vector<std::string> env_text = child_environment(extra_env);
+  std::vector<std::string> env_text = child_environment(options.extra_env);
   std::vector<char*> args = pointers(args_text);
   std::vector<char*> env = pointers(env_text);
   int out_pipe[2], err_pipe[2];
@@ -80,6 +98,7 @@ ProcessResult run_process(const std::vector<std::string>& argv,
     throw ClusterError("exec plugin: cannot fork");
   }
   if (pid == 0) {
+    setpgid(0, 0);  // its own group, so a timeout kills what it started too
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     int null_fd = ::open("/dev/null", O_RDONLY);
@@ -89,8 +108,12 @@ ProcessResult run_process(const std::vector<std::string>& argv,
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
+  setpgid(pid, pid);  // also here: no race with the child's own call
   ProcessResult result;
-  drain(out_pipe[0], err_pipe[0], result);
+  if (!drain(out_pipe[0], err_pipe[0], deadline, result)) {
+    result.timed_out = true;
+    kill(-pid, SIGKILL);
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

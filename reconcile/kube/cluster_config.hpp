@@ -2,12 +2,15 @@
 // or from the in-cluster service account.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace opctl::kube {
+
+inline constexpr int k_default_exec_timeout_seconds = 60;
 
 struct ExecPlugin {
   std::string api_version;
@@ -17,6 +20,8 @@ struct ExecPlugin {
   std::string interactive_mode;       // Never, IfAvailable, Always
   bool provide_cluster_info = false;  // pass the cluster (server, CA, ...) in KUBERNETES_EXEC_INFO
   std::string install_hint;           // shown when the command cannot be run
+  // Not in the kubeconfig: --exec-timeout. Then the plugin is killed.
+  std::chrono::seconds timeout{k_default_exec_timeout_seconds};
 };
 
 struct ClusterConfig {

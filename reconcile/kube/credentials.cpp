@@ -19,6 +19,15 @@ std::string trim(std::string text) {
   return text;
 }
 
+// "; its stderr ended with: ..." (the last lines), or "" when it printed nothing there.
+std::string stderr_tail(const std::string& err) {
+  std::string text = trim(err);
+  if (text.empty()) return "";
+  constexpr std::size_t k_tail = 400;
+  if (text.size() > k_tail) text = "..." + text.substr(text.size() - k_tail);
+  return "; its stderr ended with: " + text;
+}
+
 int digits(const std::string& text, std::size_t at, std::size_t count) {
   if (at + count > text.size()) return -1;
   int value = 0;
@@ -129,13 +138,22 @@ Credential CredentialSource::run_exec_plugin() {
   std::vector<std::string> argv{plugin.command};
   argv.insert(argv.end(), plugin.args.begin(), plugin.args.end());
   ++exec_runs_;
-  ProcessResult result = run_process(argv, env);
+  ProcessResult result = run_process(argv, {.extra_env = env, .timeout = plugin.timeout});
+  if (result.timed_out)
+    throw ClusterError(
+        fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",
+                    plugin.command, plugin.timeout.count(), stderr_tail(result.err)));
   if (result.exit_code == 127 && !plugin.install_hint.empty())
     throw ClusterError(
         fmt::format("exec plugin {} could not be run: {}", plugin.command, trim(plugin.install_hint)));
   if (result.exit_code != 0)
     throw ClusterError(fmt::format("exec plugin {} failed with exit code {}: {}", plugin.command,
                                    result.exit_code, trim(result.err)));
+  if (trim(result.out).empty())
+    throw ClusterError(
+        fmt::format("exec plugin {} exited 0 but printed nothing on stdout (an ExecCredential "
+                    "JSON was expected){}",
+                    plugin.command, stderr_tail(result.err)));
   bool has_expiry = false;
   Credential credential = parse_exec_credential(result.out, plugin.command, exec_expiry_, has_expiry);
   if (!has_expiry) exec_expiry_ = std::chrono::system_clock::time_point::max();

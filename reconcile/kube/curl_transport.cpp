@@ -16,11 +16,26 @@
 #include "kube/http_transport.hpp"
 #include "kube/rate_limiter.hpp"
 #include "kube/retry_policy.hpp"
+#include "model/redaction.hpp"
 
 namespace opctl::kube {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The server's certificate (or our CA file) is wrong: the same on every attempt.
+bool is_tls_verification_failure(CURLcode result) {
+  switch (result) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_CRL_BADFILE:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // One attempt in flight: its easy handle and the buffers libcurl writes into.
 struct Transfer {
@@ -95,7 +110,8 @@ class CurlTransport : public HttpTransport {
       log(fmt::format(
           "opctl: warning: TLS certificate verification is disabled for {} (insecure-skip-tls-verify "
           "in {}); anyone on the network path can read and change the traffic",
-          cluster.server, cluster.source.empty() ? "the kubeconfig" : cluster.source));
+          model::redact_credentials(cluster.server),
+          cluster.source.empty() ? "the kubeconfig" : cluster.source));
   }
 
   ~CurlTransport() override { remove_running(); }
@@ -147,7 +163,7 @@ class CurlTransport : public HttpTransport {
     response.body = std::move(transfer.body);
     if (result != CURLE_OK && !transfer.stopped)
       response.transport_error =
-          fmt::format("{}{}: {}", endpoint_.base_url(), request.path,
+          fmt::format("{}{}: {}", model::redact_credentials(endpoint_.base_url()), request.path,
                       transfer.error[0] != '\0' ? transfer.error : curl_easy_strerror(result));
     if (options_.verbose) {
       const char* how = transfer.stopped                   ? "stopped by the caller"
@@ -220,7 +236,8 @@ class CurlTransport : public HttpTransport {
                         : transfer.error[0] != '\0' ? std::string(transfer.error)
                                                     : std::string(curl_easy_strerror(result));
     if (status == 401) credentials_.expire();  // a plugin's token may have been revoked early
-    bool retry = should_retry(request, status) && response.attempts < options_.max_attempts;
+    bool tls_failure = is_tls_verification_failure(result);
+    bool retry = !tls_failure && should_retry(request, status) && response.attempts < options_.max_attempts;
     if (options_.verbose)
       log(fmt::format("opctl: {} {} -> {}{}", request.method, request.path,
                       status == 0 ? error : std::to_string(status),
@@ -232,11 +249,17 @@ class CurlTransport : public HttpTransport {
     }
     response.status = status;
     if (status != 0) response.body = std::move(transfer.body);
-    if (status == 0) response.transport_error = describe_failure(request, error);
+    if (status == 0) response.transport_error = describe_failure(request, error, tls_failure);
   }
 
-  std::string describe_failure(const HttpRequest& request, const std::string& error) const {
-    std::string text = fmt::format("{}{}: {}", endpoint_.base_url(), request.path, error);
+  std::string describe_failure(const HttpRequest& request, const std::string& error,
+                               bool tls_verification_failed) const {
+    std::string text =
+        fmt::format("{}{}: {}", model::redact_credentials(endpoint_.base_url()), request.path, error);
+    if (tls_verification_failed)
+      return text +
+             " (the API server's certificate could not be verified: check certificate-authority in the "
+             "kubeconfig; not retried, a retry cannot change a certificate)";
     if (!request.retryable)
       text += fmt::format(
           " (not retried: the {} may have reached the server, so sending it again could apply it "

@@ -7,6 +7,8 @@
 #include <random>
 #include <sstream>
 
+#include "model/redaction.hpp"
+
 namespace opctl::kube {
 namespace {
 
@@ -44,7 +46,7 @@ std::string server_cache_key(const std::string& server) {
 }
 
 fs::path DiscoveryCache::file() const {
-  return fs::path(options_.directory) / server_cache_key(options_.server) / k_file_name;
+  return fs::path(options_.directory) / server_cache_key(model::redact_credentials(options_.server)) / k_file_name;
 }
 
 std::optional<DiscoveryDocuments> DiscoveryCache::read() const {
@@ -63,7 +65,7 @@ std::optional<DiscoveryDocuments> DiscoveryCache::read() const {
     return entry.contains(key) && entry[key].is_object() &&
            entry[key].value("kind", "") == "APIGroupDiscoveryList";
   };
-  if (!entry.is_object() || entry.value("server", "") != options_.server || !is_discovery("api") ||
+  if (!entry.is_object() || entry.value("server", "") != model::redact_credentials(options_.server) || !is_discovery("api") ||
       !is_discovery("apis"))
     return std::nullopt;
   return DiscoveryDocuments{entry["api"], entry["apis"]};
@@ -79,7 +81,7 @@ void DiscoveryCache::write(const DiscoveryDocuments& documents) const {
   temporary += ".tmp." + unique_suffix();
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << model::Json{{"server", options_.server}, {"api", documents.core}, {"apis", documents.groups}}
+    out << model::Json{{"server", model::redact_credentials(options_.server)}, {"api", documents.core}, {"apis", documents.groups}}
                .dump();
     if (!out.flush()) {
       fs::remove(temporary, error);

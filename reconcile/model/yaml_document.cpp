@@ -1,7 +1,9 @@
 #include "model/yaml_document.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <sstream>
@@ -160,6 +162,10 @@ std::vector<YamlDocument> parse_yaml_documents(std::string_view text, const std:
   std::vector<YAML::Node> nodes;
   try {
     nodes = YAML::LoadAll(std::string(text));
+  } catch (const YAML::DeepRecursion& error) {
+    // yaml-cpp's own guard, far above ours, says only "bad file".
+    throw InvalidInputError({Problem{file, std::max(error.mark.line, 0) + 1, "",
+                                     "nesting deeper than " + std::to_string(limits.max_depth) + " levels"}});
   } catch (const YAML::Exception& error) {
     throw InvalidInputError({Problem{file, error.mark.line + 1, "", "YAML syntax error: " + error.msg}});
   }

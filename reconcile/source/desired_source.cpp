@@ -1,10 +1,13 @@
 #include "source/desired_source.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 
 #include "model/error.hpp"
 #include "source/directory_source.hpp"
 #include "source/git_source.hpp"
+#include "source/git_url.hpp"
 #include "source/git_worktree.hpp"
 
 namespace opctl::source {
@@ -25,10 +28,19 @@ std::string SourceRevision::annotation() const {
   return repo + "@" + commit + ":" + (path.empty() ? "." : path);
 }
 
+std::string set_source_identity(const SourceOptions& options) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (options.repo.empty()) return fs::weakly_canonical(fs::absolute(options.path), error).string();
+  std::string path = normalize_tree_path(options.path);  // throws for a path that leaves the repository
+  return fmt::format("{}:{}", parse_git_url(options.repo, fs::current_path(error).string()).display,
+                     path.empty() ? std::string(".") : path);
+}
+
 DesiredSource load_desired_source(const SourceOptions& options) {
   if (!options.repo.empty()) return load_git_source(options);
   DesiredSource source;
-  source.files = read_directory(options.path);
+  source.files = read_directory(options.path, options.on_warning);
   source.revision = directory_revision(options.path);
   return source;
 }

@@ -63,4 +63,9 @@ DesiredSource load_desired_source(const SourceOptions& options);
 // in, if any.
 SourceRevision fetch_desired_source(const SourceOptions& options);
 
+// Which source a set is written from, as recorded on its ApplySet parent:
+// "<repo URL without credentials>:<path>" for git, the absolute directory
+// (symbolic links resolved) for a plain directory.
+std::string set_source_identity(const SourceOptions& options);
+
 }  // namespace opctl::source

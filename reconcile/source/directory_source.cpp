@@ -33,7 +33,11 @@ class DirectoryTree : public FileTree {
     std::vector<Entry> entries;
     std::error_code error;
     for (const auto& item : fs::directory_iterator(disk(directory), error)) {
-      Kind kind = item.is_directory(error) ? Kind::directory : item.is_regular_file(error) ? Kind::file : Kind::other;
+      // A link is never followed: `a -> .` would loop, `b -> /etc` would leave the directory.
+      Kind kind = item.is_symlink(error)        ? Kind::symlink
+                  : item.is_directory(error)    ? Kind::directory
+                  : item.is_regular_file(error) ? Kind::file
+                                                : Kind::other;
       entries.push_back({item.path().filename().string(), kind});
     }
     return entries;
@@ -58,7 +62,8 @@ class DirectoryTree : public FileTree {
 
 }  // namespace
 
-std::vector<ManifestFile> read_directory(const fs::path& root) {
+std::vector<ManifestFile> read_directory(const fs::path& root,
+                                         const std::function<void(const std::string&)>& on_warning) {
   std::error_code error;
   if (!fs::exists(root, error)) throw InvalidInputError({Problem{root.string(), 0, "", "no such directory"}});
   if (fs::is_regular_file(root, error)) return {ManifestFile{root.string(), read_whole_file(root, root.string())}};
@@ -74,7 +79,7 @@ std::vector<ManifestFile> read_directory(const fs::path& root) {
     base = *work_tree;
   }
   DirectoryTree tree(base, start, root);
-  CollectOptions options{load_ignore_rules(tree, start), render_kustomization};
+  CollectOptions options{load_ignore_rules(tree, start), render_kustomization, on_warning};
   return collect_manifests(tree, start, options);
 }
 

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "source/manifest_file.hpp"
@@ -13,8 +15,11 @@ namespace opctl::source {
 // `root`, and at the root of the git work tree `root` lies in) are skipped, and
 // a directory with a kustomization is rendered by `kubectl kustomize`. Paths in
 // the result are `root` joined with the relative path, as the user would type
-// them. `root` may also be a single file. Throws InvalidInputError when `root`
-// is missing or not a directory.
-std::vector<ManifestFile> read_directory(const std::filesystem::path& root);
+// them. `root` may also be a single file. Symbolic links below `root` are not
+// followed, as git does not follow them in a tree: each is skipped and passed
+// to `on_warning`. Throws InvalidInputError when `root` is missing or not a
+// directory.
+std::vector<ManifestFile> read_directory(const std::filesystem::path& root,
+                                         const std::function<void(const std::string&)>& on_warning = {});
 
 }  // namespace opctl::source

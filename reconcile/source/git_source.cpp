@@ -59,7 +59,7 @@ GitTree::PathKind usable_path_kind(const GitTree& tree, const GitRequest& reques
 std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
   if (usable_path_kind(tree, request, revision) == GitTree::PathKind::file)
     return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
-  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization};
+  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization, request.warn};
   return collect_manifests(tree, request.path, options);
 }
 

@@ -17,6 +17,8 @@ FileTree::Kind kind_of_mode(git_filemode_t mode) {
     case GIT_FILEMODE_TREE: return FileTree::Kind::directory;
     case GIT_FILEMODE_BLOB:
     case GIT_FILEMODE_BLOB_EXECUTABLE: return FileTree::Kind::file;
+    case GIT_FILEMODE_LINK:
+      return FileTree::Kind::symlink;
     default: return FileTree::Kind::other;  // symbolic links and submodules are not followed
   }
 }
@@ -47,6 +49,7 @@ GitTree::PathKind GitTree::kind_of(const std::string& path) const {
   switch (kind_of_mode(git_tree_entry_filemode(entry.get()))) {
     case Kind::directory: return PathKind::directory;
     case Kind::file: return PathKind::file;
+    case Kind::symlink:
     case Kind::other: break;
   }
   return PathKind::other;
@@ -93,7 +96,7 @@ void GitTree::write_tree(git_tree& tree, const fs::path& target) const {
     fs::path path = target / git_tree_entry_name(entry);
     git_object* raw = nullptr;
     Kind kind = kind_of_mode(git_tree_entry_filemode(entry));
-    if (kind == Kind::other) continue;
+    if (kind == Kind::other || kind == Kind::symlink) continue;
     check_cache(git_tree_entry_to_object(&raw, &repository_, entry), "object " + path.string());
     ObjectPtr object(raw);
     if (kind == Kind::directory) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/redaction.hpp"
+
 namespace opctl::source {
 
 enum class GitTransport { https, http, ssh, git, file, local };
@@ -33,10 +35,7 @@ GitUrl parse_git_url(std::string_view repo, std::string_view cwd);
 // The SSH port, 22 unless the URL names another.
 int ssh_port(const GitUrl& url);
 
-// `text` with the user information of every scheme://user:secret@ URL in it
-// removed (http, https) or its password replaced by *** (other schemes), and
-// every string in `secrets` replaced by ***. For error messages from libgit2,
-// which may quote the URL it was given.
-std::string redact_credentials(std::string_view text, const std::vector<std::string>& secrets = {});
+// For error messages from libgit2, which may quote the URL it was given.
+using model::redact_credentials;
 
 }  // namespace opctl::source

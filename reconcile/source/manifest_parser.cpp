@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace opctl::source {
@@ -83,6 +85,67 @@ void check_string_field(const Object& object, const char* pointer, const char* f
   }
 }
 
+bool is_lower_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+bool is_dns_label(std::string_view text) {
+  return !text.empty() && text.size() <= 63 && is_lower_alnum(text.front()) && is_lower_alnum(text.back()) &&
+         std::all_of(text.begin(), text.end(), [](char c) { return is_lower_alnum(c) || c == '-'; });
+}
+
+bool is_dns_subdomain(std::string_view text) {
+  if (text.empty() || text.size() > 253) return false;
+  for (std::size_t start = 0;;) {
+    auto dot = text.find('.', start);
+    if (!is_dns_label(text.substr(start, dot == std::string_view::npos ? dot : dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// The rule the API server applies to a kind's names (apimachinery's validation).
+std::string name_problem(const Object& object, const std::string& name) {
+  std::string kind = object.kind();
+  std::string api_version = object.api_version();
+  if (api_version.starts_with("rbac.authorization.k8s.io/")) {
+    bool ok = name != "." && name != ".." && name.find_first_of("/%") == std::string::npos;
+    return ok ? "" : "must not be \".\" or \"..\" nor contain '/' or '%'";
+  }
+  bool core = api_version == "v1";
+  if (core && kind == "Namespace")
+    return is_dns_label(name) ? ""
+                              : "must be a DNS-1123 label: at most 63 lowercase letters, digits and '-', "
+                                "starting and ending with a letter or digit";
+  if (core && kind == "Service")
+    return is_dns_label(name) && std::isalpha(static_cast<unsigned char>(name.front()))
+               ? ""
+               : "must be a DNS-1035 label: at most 63 lowercase letters, digits and '-', starting with a "
+                 "letter "
+                 "and ending with a letter or digit";
+  return is_dns_subdomain(name) ? ""
+                                : "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', "
+                                  "starting and ending with a letter or digit, at most 253 characters";
+}
+
+void check_name_formats(const Object& object, std::vector<Problem>& problems) {
+  const Json& body = object.body();
+  const Json& metadata = body.value("metadata", Json::object());
+  if (metadata.contains("name") && metadata["name"].is_string() &&
+      !metadata["name"].get<std::string>().empty()) {
+    std::string name = metadata["name"].get<std::string>();
+    if (auto why = name_problem(object, name); !why.empty())
+      problems.push_back({object.location().file, object.line_of("/metadata/name"), "metadata.name",
+                          fmt::format("\"{}\" {}", name, why)});
+  }
+  if (metadata.contains("namespace") && metadata["namespace"].is_string() &&
+      !metadata["namespace"].get<std::string>().empty() &&
+      !is_dns_label(metadata["namespace"].get<std::string>()))
+    problems.push_back({object.location().file, object.line_of("/metadata/namespace"), "metadata.namespace",
+                        fmt::format("\"{}\" must be a DNS-1123 label (a namespace's name)",
+                                    metadata["namespace"].get<std::string>())});
+}
+
 }  // namespace
 
 std::vector<Problem> identity_problems(const Object& object) {
@@ -96,6 +159,7 @@ std::vector<Problem> identity_problems(const Object& object) {
   }
   check_string_field(object, "/metadata/name", "metadata.name", true, problems);
   check_string_field(object, "/metadata/namespace", "metadata.namespace", false, problems);
+  if (problems.empty()) check_name_formats(object, problems);
   for (const char* map_field : {"labels", "annotations"}) {
     std::string pointer = fmt::format("/metadata/{}", map_field);
     if (!body.contains(Json::json_pointer(pointer))) continue;

@@ -38,6 +38,10 @@ void collect(FileTree& tree, const std::string& directory, const CollectOptions&
     std::string path = join_tree_path(directory, entry.name);
     bool is_directory = entry.kind == FileTree::Kind::directory;
     if (ignore.ignored(path, is_directory)) continue;
+    if (entry.kind == FileTree::Kind::symlink && options.on_warning)
+      options.on_warning(tree.display(path) +
+                         ": a symbolic link, not followed (opctl reads a directory as git reads "
+                         "a tree)");
     if (is_directory) collect(tree, path, options, ignore, out);
     else if (entry.kind == FileTree::Kind::file && is_manifest_file_name(entry.name))
       out.push_back({tree.display(path), tree.read(path)});

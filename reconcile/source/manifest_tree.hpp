@@ -16,7 +16,7 @@ namespace opctl::source {
 // A read-only tree of files; paths are '/'-separated and relative to its root ("" is the root).
 class FileTree {
  public:
-  enum class Kind { file, directory, other };
+  enum class Kind { file, directory, symlink, other };
   struct Entry {
     std::string name;
     Kind kind = Kind::other;
@@ -38,6 +38,9 @@ using KustomizeRenderer = std::function<std::string(const std::filesystem::path&
 struct CollectOptions {
   IgnoreRules ignore;  // the rules from above the root (load_ignore_rules); those below are read on the way
   KustomizeRenderer render_kustomization;
+  // Told of every symbolic link below the root: never followed, as git never
+  // follows one in a tree, so a directory and its commit give the same set.
+  std::function<void(const std::string&)> on_warning;
 };
 
 // Every *.yaml, *.yml and *.json file below `root`, sorted by path. Hidden files and

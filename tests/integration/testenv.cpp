@@ -75,7 +75,9 @@ std::string missing_prerequisite() {
 
 std::string testenv_binary() {
   if (std::string bin = environment("OPCTL_TESTENV_BIN"); !bin.empty()) return bin;
-  auto result = kube::run_process({std::string(OPCTL_SOURCE_DIR) + "/tests/testenv/build.sh"}, {});
+  // The first build of the control plane takes minutes.
+  auto result = kube::run_process({std::string(OPCTL_SOURCE_DIR) + "/tests/testenv/build.sh"},
+                                  {.extra_env = {}, .timeout = std::chrono::hours(2)});
   if (result.exit_code != 0) throw std::runtime_error("tests/testenv/build.sh failed: " + result.err);
   return trim(result.out);
 }

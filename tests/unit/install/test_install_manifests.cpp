@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "install/install_manifests.hpp"
@@ -98,4 +99,32 @@ TEST_CASE("given bad options we should name each flag", "[install]") {
   REQUIRE(problems.size() == 2);
   CHECK(problems[0].field == "--namespace");
   CHECK(problems[1].field == "--schedule");
+}
+
+TEST_CASE("given a repo URL with a password or token we should refuse it and point at --git-secret",
+          "[install]") {
+  for (std::string repo :
+       {"https://user:hunter2@git.example/ops.git", "https://ghp_token@git.example/ops.git",
+        "ssh://git:hunter2@git.example/ops.git"}) {
+    auto install = options();
+    install.repo = repo;
+    auto problems = opctl::install::option_problems(install);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems[0].field == "--repo");
+    CHECK_THAT(problems[0].message, Catch::Contains("--git-secret"));
+    CHECK(problems[0].message.find("hunter2") == std::string::npos);
+    CHECK(problems[0].message.find("ghp_token") == std::string::npos);
+  }
+  auto ssh = options();
+  ssh.repo = "git@git.example:ops.git";
+  CHECK(opctl::install::option_problems(ssh).empty());
+}
+
+TEST_CASE("given --name we should pass it on to the CronJob's runs", "[install]") {
+  auto install = options();
+  install.set_name = "shop";
+  auto args = opctl::install::reconcile_args(install);
+  auto found = std::find(args.begin(), args.end(), "--name");
+  REQUIRE(found != args.end());
+  CHECK(*(found + 1) == "shop");
 }

@@ -158,3 +158,20 @@ TEST_CASE("reads never ask the write gate", "[api_client]") {
   f.client.set_write_gate([] { throw opctl::Error(opctl::ErrorCategory::lock_held, "lost the Lease"); });
   CHECK_NOTHROW(f.client.execute(f.client.get_request(widgets(), "shop", "w")));
 }
+
+TEST_CASE("a server error names the request it answered", "[api_client]") {
+  // Given a 500 with a Status message, we should say which method and path met it.
+  opctl::kube::HttpResponse response;
+  response.status = 500;
+  response.attempts = 5;
+  response.body =
+      R"({"kind":"Status","code":500,"reason":"InternalError","message":"etcdserver: request timed out"})";
+  auto status = opctl::kube::decode_status(response, "PATCH /api/v1/namespaces/shop/secrets/db");
+  CHECK(status.describe() ==
+        "PATCH /api/v1/namespaces/shop/secrets/db: HTTP 500: etcdserver: request timed out (gave up after 5 "
+        "attempts)");
+  response.status = 404;
+  response.body = R"({"kind":"Status","code":404,"reason":"NotFound","message":"secrets \"db\" not found"})";
+  response.attempts = 1;
+  CHECK(opctl::kube::decode_status(response, "GET /x").describe() == "secrets \"db\" not found");
+}

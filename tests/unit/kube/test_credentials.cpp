@@ -132,11 +132,33 @@ TEST_CASE("exec plugin failures say what went wrong", "[credentials]") {
     cluster.exec->interactive_mode = "Always";
     CHECK_THROWS_WITH(CredentialSource(cluster).current(), Catch::Contains("interactive"));
   }
+  SECTION("a plugin that prints nothing gets its own message, with its stderr") {
+    dir.write("empty.sh", "#!/bin/sh\necho 'no session, run login' >&2\nexit 0\n");
+    fs::permissions(dir.path / "empty.sh", fs::perms::owner_all);
+    cluster.exec->command = (dir.path / "empty.sh").string();
+    CHECK_THROWS_WITH(CredentialSource(cluster).current(), Catch::Contains("printed nothing on stdout") &&
+                                                               Catch::Contains("no session, run login"));
+  }
   SECTION("a malformed expiry") {
     dir.write("credential.json",
               R"({"kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"soon"}})");
     CHECK_THROWS_WITH(CredentialSource(cluster).current(), Catch::Contains("not RFC 3339"));
   }
+}
+
+TEST_CASE("a hanging exec plugin is killed, with its children, after the timeout", "[credentials]") {
+  // Given a plugin whose child sleeps for ever, we should fail within the timeout and name the plugin.
+  PluginDir dir;
+  ClusterConfig cluster = dir.cluster();
+  dir.write("hang.sh", "#!/bin/sh\necho 'waiting for the browser' >&2\nsleep 1000\n");
+  fs::permissions(dir.path / "hang.sh", fs::perms::owner_all);
+  cluster.exec->command = (dir.path / "hang.sh").string();
+  cluster.exec->timeout = std::chrono::seconds(1);
+  auto started = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(CredentialSource(cluster).current(),
+                    Catch::Contains("hang.sh did not finish within 1s") &&
+                        Catch::Contains("--exec-timeout") && Catch::Contains("waiting for the browser"));
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(30));
 }
 
 TEST_CASE("RFC 3339 timestamps with fractions and offsets", "[credentials]") {

@@ -109,3 +109,16 @@ TEST_CASE("a stream that cannot connect reports a transport error and hands noth
   CHECK_FALSE(response.transport_error.empty());
   CHECK_FALSE(called);
 }
+
+TEST_CASE("a server URL with user information never shows it in errors or logs", "[transport]") {
+  // Given a kubeconfig server written as https://user:password@host, we should name the host only.
+  std::vector<std::string> log;
+  ClusterConfig cluster = refusing_server();
+  cluster.server = "https://admin:kube-pw-123@127.0.0.1:1";
+  cluster.insecure_skip_tls_verify = true;
+  auto transport = opctl::kube::make_curl_transport(cluster, fast(log));
+  auto response = transport->send(get("/api"));
+  CHECK_THAT(response.transport_error, Catch::Contains("https://127.0.0.1:1/api"));
+  CHECK_THAT(response.transport_error, !Catch::Contains("kube-pw-123"));
+  for (const auto& line : log) CHECK_THAT(line, !Catch::Contains("kube-pw-123"));
+}

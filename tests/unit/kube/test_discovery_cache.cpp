@@ -161,3 +161,16 @@ TEST_CASE("the default cache directory follows XDG_CACHE_HOME, then HOME", "[dis
   if (!home.empty()) CHECK(opctl::kube::default_discovery_cache_dir() == home + "/.cache/opctl/discovery");
   if (!saved_xdg.empty()) setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
 }
+
+TEST_CASE("a server URL's user information never reaches the cache's path or content", "[discovery]") {
+  CacheDir dir;
+  FakeTransport server;
+  serve(server);
+  RestMapper(server, {dir.path.string(), "https://admin:kube-pw@a.example:6443", std::chrono::seconds(600)}).all();
+  DiscoveryCache cache({dir.path.string(), "https://admin:kube-pw@a.example:6443", {}});
+  CHECK(cache.file() == dir.path / "a.example_6443" / "aggregated.json");
+  std::ifstream in(cache.file());
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_FALSE(content.empty());
+  CHECK(content.find("kube-pw") == std::string::npos);
+}

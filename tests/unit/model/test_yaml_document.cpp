@@ -76,3 +76,19 @@ TEST_CASE("to_yaml round-trips through the parser", "[yaml]") {
   auto back = parse_yaml_documents(opctl::model::to_yaml(value), "x.yaml").front().value;
   CHECK(back == value);
 }
+
+TEST_CASE("nesting far too deep gets the depth message with the file, not yaml-cpp's \"bad file\"",
+          "[yaml]") {
+  // Given 10,000 nested flow sequences (past yaml-cpp's own recursion guard) or 250 (past ours), we should
+  // report the same problem, naming the file.
+  std::string deep = "a: " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  CHECK_THROWS_WITH(parse_yaml_documents(deep, "deep.yaml"), "deep.yaml:1: nesting deeper than 200 levels");
+  std::string deeper_block;
+  for (int i = 0; i < 3000; ++i)
+    deeper_block += std::string(std::size_t(i), ' ') + "k:\n";
+  CHECK_THROWS_WITH(parse_yaml_documents(deeper_block, "block.yaml"),
+                    Catch::StartsWith("block.yaml:") && Catch::Contains("nesting deeper than 200 levels"));
+  std::string moderate = "a: " + std::string(250, '[') + std::string(250, ']') + "\n";
+  CHECK_THROWS_WITH(parse_yaml_documents(moderate, "m.yaml"),
+                    Catch::Contains("m.yaml:1: nesting deeper than 200"));
+}

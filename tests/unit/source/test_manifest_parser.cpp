@@ -109,3 +109,23 @@ TEST_CASE("a file over the size limit is refused", "[manifests]") {
   options.file_limits.max_file_bytes = 10;
   CHECK_THROWS_WITH(parse_manifests({{"big.yaml", std::string(11, 'a')}}, options), Catch::Contains("over the limit"));
 }
+
+TEST_CASE("names the API server would refuse are errors naming file, line and field", "[manifests]") {
+  // Given an uppercase ConfigMap name, a dotted Namespace and a Service starting with a digit, we should
+  // report each where it is; RBAC names with ':' are fine.
+  auto problems = problems_of({{"a.yaml",
+                                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: MyConfig\n---\n"
+                                "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team.a\n---\n"
+                                "apiVersion: v1\nkind: Service\nmetadata:\n  name: 1web\n---\n"
+                                "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n"
+                                "metadata:\n  name: system:reader\n---\n"
+                                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok.example-1\n"}});
+  REQUIRE(problems.size() == 3);
+  CHECK(problems[0].to_string() ==
+        "a.yaml:4: metadata.name: \"MyConfig\" must be a DNS-1123 subdomain: lowercase "
+        "letters, digits, '-' and '.', starting and ending with a letter or digit, at "
+        "most 253 characters");
+  CHECK(problems[1].line == 9);
+  CHECK_THAT(problems[1].message, Catch::Contains("DNS-1123 label"));
+  CHECK_THAT(problems[2].message, Catch::Contains("DNS-1035 label"));
+}

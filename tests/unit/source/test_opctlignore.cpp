@@ -56,7 +56,8 @@ std::vector<std::string> collected(MemoryTree tree, const std::string& root) {
   CollectOptions options{opctl::source::load_ignore_rules(tree, root),
                          [](const std::filesystem::path& directory, const std::string&) {
                            return "rendered " + directory.string();
-                         }};
+                         },
+                         {}};
   std::vector<std::string> paths;
   for (const auto& file : opctl::source::collect_manifests(tree, root, options)) paths.push_back(file.path);
   return paths;

@@ -1,0 +1,45 @@
+#include "pass_validation.hpp"
+
+#include <cstdlib>
+
+#include "kinds/kind_registry.hpp"
+#include "kinds/kind_validators.hpp"
+#include "validate/kind_validator.hpp"
+#include "validate/schema_source.hpp"
+#include "validate/validation.hpp"
+
+namespace opctl::cli {
+
+std::string schema_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] != '\0')
+    return std::string(xdg) + "/opctl/openapi";
+  if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0')
+    return std::string(home) + "/.cache/opctl/openapi";
+  return "";
+}
+
+void validate_for_pass(const CommonOptions& options, const DesiredSet& desired) {
+  validate::ClusterSchemaSource schemas(*desired.connection.transport, schema_cache_dir());
+  schemas.load_index();
+  auto registry = kinds::make_registry(options.config.kinds);
+  auto validators = kinds::kind_validators(registry);
+  validate::ValidateOptions validate_options;
+  validate_options.known_crds = registry.custom_resource_definitions();
+  validate_options.schemas = &schemas;
+  validate_options.default_namespace = desired.connection.default_namespace(options);
+  for (const auto& validator : validators)
+    validate_options.kind_validators.push_back(validator.get());
+  validate_options.cluster_scope = [mapper =
+                                        desired.connection.mapper.get()](const model::GroupVersionKind& gvk) {
+    auto found = mapper->find(gvk);
+    return found ? std::optional<bool>(found->namespaced) : std::nullopt;
+  };
+  auto report = validate::validate_objects(desired.objects, validate_options);
+  validate::sort_findings(report);
+  std::vector<Problem> errors;
+  for (const auto& finding : report.findings)
+    if (finding.severity == validate::Finding::Severity::error) errors.push_back(finding.problem);
+  if (!errors.empty()) throw InvalidInputError(std::move(errors));
+}
+
+}  // namespace opctl::cli

@@ -1,0 +1,58 @@
+// A CRD is not pruned while custom resources of other sets remain (deleting it
+// would delete them), unless --prune-crds; the answer comes from one LIST.
+#include <catch2/catch.hpp>
+
+#include "../kube/fake_transport.hpp"
+#include "apply/prune_guard.hpp"
+
+using opctl::apply::prune_refusal;
+using opctl::apply::PruneGuardOptions;
+using opctl::kube::testing::FakeTransport;
+using opctl::model::Json;
+
+namespace {
+
+struct Fixture {
+  FakeTransport server;
+  opctl::kube::RestMapper mapper{server};
+  opctl::kube::ApiClient client{server, mapper};
+};
+
+opctl::plan::PruneCandidate crd_candidate() {
+  Json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
+              {"kind", "CustomResourceDefinition"},
+              {"metadata", {{"name", "gadgets.example.com"}}},
+              {"spec",
+               {{"group", "example.com"},
+                {"scope", "Namespaced"},
+                {"names", {{"plural", "gadgets"}, {"kind", "Gadget"}}},
+                {"versions", Json::array({{{"name", "v1"}, {"served", true}, {"storage", true}}})}}}};
+  return {crd, opctl::plan::key_of_live(crd), false, ""};
+}
+
+}  // namespace
+
+TEST_CASE("a CRD whose custom resources of others remain is kept, naming them and --prune-crds",
+          "[prune_guard]") {
+  // Given a Gadget that is not in the set, we should refuse to prune its CRD and say which and how to force
+  // it.
+  Fixture f;
+  f.server.answer(
+      "/apis/example.com/v1/gadgets", 200,
+      R"({"kind":"GadgetList","metadata":{},"items":[{"metadata":{"name":"g1","namespace":"shop"}}]})");
+  PruneGuardOptions options{"applyset-x-v1", false, false};
+  auto reason = prune_refusal(f.client, crd_candidate(), options);
+  CHECK_THAT(reason, Catch::Contains("Gadget shop/g1") && Catch::Contains("--prune-crds"));
+  CHECK_THAT(f.server.requests.back().path,
+             Catch::Contains("labelSelector=") && Catch::Contains("applyset-x-v1"));
+  options.prune_crds = true;
+  CHECK(prune_refusal(f.client, crd_candidate(), options).empty());
+}
+
+TEST_CASE("a CRD with no custom resources left, or whose kind is gone, may be pruned", "[prune_guard]") {
+  Fixture f;
+  f.server.answer("/apis/example.com/v1/gadgets", 200, R"({"kind":"GadgetList","metadata":{},"items":[]})");
+  CHECK(prune_refusal(f.client, crd_candidate(), {"applyset-x-v1", false, false}).empty());
+  Fixture gone;  // nothing scripted: 404
+  CHECK(prune_refusal(gone.client, crd_candidate(), {"applyset-x-v1", false, false}).empty());
+}
