@@ -13,6 +13,7 @@ import uuid
 
 import pytest
 
+from fault_proxy import testenv_binary
 from terminal import run_on_terminal
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -411,20 +412,11 @@ def test_ignore_differences_from_opctl_yaml(cluster, namespace, manifests):
 
 # --- 3. the fast path: O(kinds) requests -------------------------------------
 
-def find_testenv_binary(cluster):
-    if cluster.testenv_bin:
-        return cluster.testenv_bin
-    built = subprocess.run([str(REPO_ROOT / "tests/testenv/build.sh")], capture_output=True, text=True, timeout=1200)
-    if built.returncode != 0:
-        pytest.skip(f"testenv binary not available: {built.stderr[-500:]}")
-    return built.stdout.strip()
-
-
 class Proxy:
     """The testenv's request-counting proxy, in front of the shared API server."""
 
     def __init__(self, cluster):
-        self.process = subprocess.Popen([find_testenv_binary(cluster), "proxy", "--dir", str(cluster.dir), "--listen",
+        self.process = subprocess.Popen([testenv_binary(cluster), "proxy", "--dir", str(cluster.dir), "--listen",
                                          "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
         match = re.match(r"listening on (127\.0\.0\.1:\d+)", line)
@@ -579,7 +571,7 @@ subjects:
 - {{kind: ServiceAccount, name: reader, namespace: {namespace}}}
 """
     cluster.kubectl("apply", "-f", "-", input=role)
-    token = subprocess.run([find_testenv_binary(cluster), "token", "--dir", str(cluster.dir), "--namespace", namespace,
+    token = subprocess.run([testenv_binary(cluster), "token", "--dir", str(cluster.dir), "--namespace", namespace,
                             "--serviceaccount", "reader"], capture_output=True, text=True, timeout=60)
     assert token.returncode == 0, token.stderr
     admin = json.loads(cluster.kubectl("config", "view", "--raw", "-o", "json").stdout)

@@ -238,15 +238,16 @@ spec: {{ports: [{{port: 99999}}]}}
     assert len([line for line in lines if line.endswith(" unchanged")]) == 3
 
 
-def test_wait_times_out_with_exit_5_naming_what_is_not_healthy(cluster, namespace, manifests, setname):
-    deployment = f"""apiVersion: apps/v1
+def never_ready(name, namespace, spec_extra=""):
+    """A Deployment whose one Pod runs on the test node but never passes its readiness probe."""
+    return f"""apiVersion: apps/v1
 kind: Deployment
-metadata: {{name: never-ready, namespace: {namespace}}}
+metadata: {{name: {name}, namespace: {namespace}}}
 spec:
   replicas: 1
-  selector: {{matchLabels: {{app: x}}}}
+{spec_extra}  selector: {{matchLabels: {{app: {name}}}}}
   template:
-    metadata: {{labels: {{app: x}}}}
+    metadata: {{labels: {{app: {name}}}}}
     spec:
       terminationGracePeriodSeconds: 1
       containers:
@@ -255,7 +256,10 @@ spec:
         command: [sleep, "3600"]
         readinessProbe: {{exec: {{command: ["false"]}}, periodSeconds: 1}}
 """
-    root = manifests({"opctl.yaml": config(setname, namespace), "d.yaml": deployment})
+
+
+def test_wait_times_out_with_exit_5_naming_what_is_not_healthy(cluster, namespace, manifests, setname):
+    root = manifests({"opctl.yaml": config(setname, namespace), "d.yaml": never_ready("never-ready", namespace)})
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "4s")
     assert result.returncode == 5, result.stderr + result.stdout
     assert "timed out waiting for health" in result.stderr
@@ -263,23 +267,7 @@ spec:
 
 
 def test_wait_fails_fast_on_progress_deadline_exceeded(cluster, namespace, manifests, setname):
-    deployment = f"""apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: stuck, namespace: {namespace}}}
-spec:
-  replicas: 1
-  progressDeadlineSeconds: 1
-  selector: {{matchLabels: {{app: s}}}}
-  template:
-    metadata: {{labels: {{app: s}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: c
-        image: localhost/shell:1
-        command: [sleep, "3600"]
-        readinessProbe: {{exec: {{command: ["false"]}}, periodSeconds: 1}}
-"""
+    deployment = never_ready("stuck", namespace, "  progressDeadlineSeconds: 1\n")
     root = manifests({"opctl.yaml": config(setname, namespace), "d.yaml": deployment})
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "5m")
     assert result.returncode == 5, result.stderr + result.stdout

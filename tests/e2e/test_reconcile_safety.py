@@ -14,15 +14,7 @@ import pytest
 
 from fault_proxy import FaultProxy
 from git_servers import Upstream
-
-
-def config(name, set_namespace, **spec):
-    lines = ["apiVersion: opctl.io/v1alpha1", "kind: Config", "metadata:", f"  name: {name}", f"  namespace: {set_namespace}"]
-    if spec:
-        lines.append("spec:")
-        for key, value in spec.items():
-            lines.append(f"  {key}: {json.dumps(value)}")
-    return "\n".join(lines) + "\n"
+from test_reconcile_pass import config
 
 
 def configmap(name, namespace, value="v", extra_metadata=""):
