@@ -20,7 +20,8 @@ host_state() {
   ip route show
   ip netns list 2>/dev/null || true
   for save in iptables-save ip6tables-save; do
-    if command -v "$save" >/dev/null 2>&1; then "$save" 2>/dev/null | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//'; fi
+    # An empty ruleset is fine: the pipeline may match nothing.
+    if command -v "$save" >/dev/null 2>&1; then { "$save" 2>/dev/null || true; } | sed -e '/^#/d' -e 's/\[[0-9]*:[0-9]*\]//'; fi
   done
   awk '{print $5}' /proc/self/mountinfo | sort
   for key in vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops \

@@ -187,13 +187,51 @@ var kubeletHardCoded = []string{"/var/lib/kubelet", "/var/log/containers", "/var
 
 func preexistingFile() string { return filepath.Join(nodeRoot, "preexisting") }
 
+// `ip netns add` makes /run/netns a (shared) mount point, and `ip netns del`
+// leaves it; the node undoes that when it made it and no namespace is left.
+const (
+	netnsDir        = "/run/netns"
+	netnsMountToken = "mount:/run/netns"
+)
+
+func isMountPoint(path string) bool {
+	for _, point := range mountsUnder(path) {
+		if point == path {
+			return true
+		}
+	}
+	return false
+}
+
+func removeNetnsDir(keep map[string]bool) []error {
+	if entries, err := os.ReadDir(netnsDir); err != nil || len(entries) > 0 {
+		return nil
+	}
+	var errs []error
+	for !keep[netnsMountToken] && isMountPoint(netnsDir) {
+		if err := syscall.Unmount(netnsDir, syscall.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("unmounting %s: %w", netnsDir, err))
+			break
+		}
+	}
+	if !keep[netnsDir] {
+		if err := os.Remove(netnsDir); err != nil && !os.IsNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
 // recordPreexisting notes which hard-coded paths existed before the node.
 func recordPreexisting() error {
 	var present []string
-	for _, path := range kubeletHardCoded {
+	for _, path := range append(kubeletHardCoded, netnsDir) {
 		if _, err := os.Lstat(path); err == nil {
 			present = append(present, path)
 		}
+	}
+	if isMountPoint(netnsDir) {
+		present = append(present, netnsMountToken)
 	}
 	return writeFileAtomic(preexistingFile(), []byte(strings.Join(present, "\n")+"\n"), 0o644)
 }
@@ -207,7 +245,7 @@ func removeKubeletLeftovers() []error {
 	for _, line := range strings.Fields(string(data)) {
 		keep[line] = true
 	}
-	var errs []error
+	errs := removeNetnsDir(keep)
 	for _, path := range kubeletHardCoded {
 		if keep[path] {
 			continue
