@@ -223,8 +223,11 @@ def public_key(path):
 class SshGitServer:
     """sshd on loopback with its own ed25519 host key; `client_key` (and `passphrase_key`) may log in."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, node=False):
         require_programs(SSHD, "ssh-keygen", "git-upload-pack")
+        if node and not pathlib.Path(NODE_NETNS).exists():
+            pytest.fail("the test node is not running (tests/testenv up --node)")
+        self.host = NODE_IP if node else "127.0.0.1"
         self.dir = pathlib.Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -238,7 +241,7 @@ class SshGitServer:
         config = self.dir / "sshd_config"
         config.write_text(f"""
 Port {self.port}
-ListenAddress 127.0.0.1
+ListenAddress {self.host}
 HostKey {self.host_key}
 AuthorizedKeysFile {self.dir / 'authorized_keys'}
 StrictModes no
@@ -253,20 +256,22 @@ LogLevel VERBOSE
             os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation directory
         self.log = self.dir / "sshd.log"
         with open(self.log, "w") as out:
-            self.process = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stdout=out, stderr=out)
+            enter_node = ["nsenter", f"--net={NODE_NETNS}", "--"] if node else []
+            self.process = subprocess.Popen([*enter_node, SSHD, "-D", "-e", "-f", str(config)], stdout=out,
+                                            stderr=out)
         try:
-            wait_for_port(self.port, self.process, self.log)
+            wait_for_port(self.port, self.process, self.log, host=self.host)
         except Exception:
             stop(self.process)
             raise
 
     def url(self, path):
-        return f"ssh://{self.user}@127.0.0.1:{self.port}{path}"
+        return f"ssh://{self.user}@{self.host}:{self.port}{path}"
 
     def known_hosts(self, path, key=None):
-        """Writes a known_hosts file trusting `key` (default: this server's host key) for [127.0.0.1]:port."""
+        """Writes a known_hosts file trusting `key` (default: this server's host key) for [host]:port."""
         path = pathlib.Path(path)
-        path.write_text(f"[127.0.0.1]:{self.port} {public_key(key or self.host_key)}\n")
+        path.write_text(f"[{self.host}]:{self.port} {public_key(key or self.host_key)}\n")
         return path
 
     def stop(self):

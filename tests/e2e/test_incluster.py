@@ -1,14 +1,17 @@
 """opctl in the cluster, for real: the CronJob that `opctl install` prints runs
 on the test node from the image built from deploy/Dockerfile (non-root,
 read-only root filesystem, under the generated least-privilege RBAC), fetches
-from a git server on the node's network with a token from the git Secret, and
-reconciles; a pushed commit lands on the next run, and a run after it
-changes nothing."""
+from a git server on the node's network with the credentials of the git
+Secret (a token over smart HTTP, or a key and known_hosts over SSH), and
+reconciles; a pushed commit lands on the next run, a run after it changes
+nothing, and a pass that fails fails its Job."""
 import json
 import time
 import uuid
 
-from git_servers import HttpGitServer, Upstream
+import pytest
+
+from git_servers import HttpGitServer, SshGitServer, Upstream
 
 INSTALL_NAMESPACE = "opctl-system"
 IMAGE = "localhost/opctl:dev"
@@ -18,81 +21,147 @@ def configmap(name, namespace, value):
     return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\ndata:\n  k: {value}\n"
 
 
-def run_job(cluster, cronjob, job):
-    """Starts a run of the CronJob now (as its next tick would) and waits until it ends; returns its Pod's log."""
-    cluster.kubectl("create", "job", job, f"--from=cronjob/{cronjob}", "-n", INSTALL_NAMESPACE)
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        status = cluster.get_json("job", job, "-n", INSTALL_NAMESPACE).get("status", {})
-        if status.get("succeeded") or status.get("failed"):
-            break
-        time.sleep(1)
-    log = cluster.kubectl("logs", f"job/{job}", "-n", INSTALL_NAMESPACE, check=False)
-    status = cluster.get_json("job", job, "-n", INSTALL_NAMESPACE).get("status", {})
-    assert status.get("succeeded") == 1, f"run {job} did not succeed: {status}\n{log.stdout}{log.stderr}"
-    return log.stdout
+class InstalledSet:
+    """A set in a git repository, installed in the cluster with `opctl install`; deleted again afterwards."""
 
+    def __init__(self, cluster, tmp_path):
+        self.cluster = cluster
+        suffix = uuid.uuid4().hex[:8]
+        self.suffix, self.name, self.app = suffix, f"ic{suffix}", f"e2e-incluster-{suffix}"
+        self.upstream = Upstream(tmp_path)
+        config = (f"apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: {self.name}\n"
+                  f"  namespace: {INSTALL_NAMESPACE}\n")
+        namespace = f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {self.app}\n"
+        self.first = self.upstream.commit({"apps/opctl.yaml": config, "apps/ns.yaml": namespace,
+                                           "apps/cm.yaml": configmap("greeting", self.app, "hello")}, "first")
+        self.items = []
+        self.cronjob = None
+        self.runs = 0
 
-def test_the_installed_cronjob_runs_from_the_image_and_converges(cluster, tmp_path):
-    suffix = uuid.uuid4().hex[:8]
-    setname, app = f"ic{suffix}", f"e2e-incluster-{suffix}"
-    upstream = Upstream(tmp_path)
-    config = (f"apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: {setname}\n"
-              f"  namespace: {INSTALL_NAMESPACE}\n")
-    namespace = f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {app}\n"
-    first = upstream.commit({"apps/opctl.yaml": config, "apps/ns.yaml": namespace,
-                             "apps/cm.yaml": configmap("greeting", app, "hello")}, "first")
-    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
-    (server.root / "repo.git").symlink_to(upstream.bare)
-    token = tmp_path / "token"
-    token.write_text("tok-123")
-    repo = server.url("repo.git")
-    items = []
-    try:
-        cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
-        cluster.kubectl("create", "secret", "generic", f"git-{setname}", "-n", INSTALL_NAMESPACE,
-                        "--from-literal=token=tok-123")
-        printed = cluster.opctl("install", "--kubeconfig", cluster.kubeconfig, "--repo", repo, "--path", "apps",
-                                "--git-token-file", str(token), "--git-secret", f"git-{setname}",
-                                "--image", IMAGE, "-o", "json")
+    def install(self, repo, secret, local_credentials):
+        """Creates the git Secret, prints the install manifests (fetching with local_credentials) and applies them."""
+        self.cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
+        self.cluster.kubectl("create", "secret", "generic", f"git-{self.name}", "-n", INSTALL_NAMESPACE,
+                             *[f"--from-file={key}={path}" for key, path in secret.items()])
+        printed = self.cluster.opctl("install", "--kubeconfig", self.cluster.kubeconfig, "--repo", repo, "--path",
+                                     "apps", *local_credentials, "--git-secret", f"git-{self.name}", "--image", IMAGE,
+                                     "-o", "json")
         assert printed.returncode == 0, printed.stderr
-        assert "tok-123" not in printed.stdout
-        items = json.loads(printed.stdout)["items"]
-        for item in items:  # the node has the image; a registry would be asked for it otherwise
+        self.items = json.loads(printed.stdout)["items"]
+        for item in self.items:  # the node has the image; a registry would be asked for it otherwise
             if item["kind"] == "CronJob":
+                self.cronjob = item["metadata"]["name"]
                 for container in item["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]:
                     container["imagePullPolicy"] = "Never"
-        cluster.kubectl("apply", "--server-side", "-f", "-",
-                        input=json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
-        cronjob = next(item["metadata"]["name"] for item in items if item["kind"] == "CronJob")
+        self.cluster.kubectl("apply", "--server-side", "-f", "-",
+                             input=json.dumps({"apiVersion": "v1", "kind": "List", "items": self.items}))
+        return printed.stdout
 
-        log = run_job(cluster, cronjob, f"run-1-{suffix}")
-        assert cluster.get_json("configmap", "greeting", "-n", app)["data"]["k"] == "hello", log
-        source = cluster.get_json("configmap", "greeting", "-n", app)["metadata"]["annotations"]["opctl.io/source"]
-        assert first in source, source
+    def run(self, succeed=True):
+        """Starts a run of the CronJob now, as its next tick would, waits until it ends, and returns its log."""
+        self.runs += 1
+        job = f"run-{self.runs}-{self.suffix}"
+        self.cluster.kubectl("create", "job", job, f"--from=cronjob/{self.cronjob}", "-n", INSTALL_NAMESPACE)
+        deadline = time.time() + 180
+        status = {}
+        while time.time() < deadline:
+            status = self.cluster.get_json("job", job, "-n", INSTALL_NAMESPACE).get("status", {})
+            finished = [c for c in status.get("conditions", []) if c["type"] in ("Complete", "Failed")
+                        and c["status"] == "True"]
+            if finished:
+                break
+            time.sleep(1)
+        log = self.cluster.kubectl("logs", f"job/{job}", "-n", INSTALL_NAMESPACE, check=False)
+        outcome = "succeeded" if succeed else "failed"
+        assert status.get(outcome), f"run {job} was expected to have {outcome}: {status}\n{log.stdout}{log.stderr}"
+        return log.stdout + log.stderr
+
+    def value(self):
+        return self.cluster.get_json("configmap", "greeting", "-n", self.app)["data"]["k"]
+
+    def delete(self):
+        for item in reversed(self.items):
+            if item["kind"] == "Namespace":
+                continue
+            namespace = ["-n", item["metadata"]["namespace"]] if item["metadata"].get("namespace") else []
+            self.cluster.kubectl("delete", item["kind"].lower(), item["metadata"]["name"], *namespace,
+                                 "--ignore-not-found", "--wait=false", check=False)
+        self.cluster.kubectl("delete", "jobs", "-n", INSTALL_NAMESPACE, "-l",
+                             f"app.kubernetes.io/instance={self.name}", "--wait=false", check=False)
+        self.cluster.kubectl("delete", "secret", f"git-{self.name}", "-n", INSTALL_NAMESPACE,
+                             "--ignore-not-found", check=False)
+        self.cluster.kubectl("delete", "namespace", self.app, "--wait=false", "--ignore-not-found", check=False)
+
+
+@pytest.fixture
+def installed(cluster, tmp_path):
+    installed_set = InstalledSet(cluster, tmp_path)
+    yield installed_set
+    installed_set.delete()
+
+
+def test_the_installed_cronjob_runs_from_the_image_and_converges(cluster, tmp_path, installed):
+    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
+    try:
+        (server.root / "repo.git").symlink_to(installed.upstream.bare)
+        token = tmp_path / "token"
+        token.write_text("tok-123")
+        printed = installed.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
+        assert "tok-123" not in printed
+
+        log = installed.run()
+        assert installed.value() == "hello", log
+        source = cluster.get_json("configmap", "greeting", "-n", installed.app)["metadata"]["annotations"][
+            "opctl.io/source"]
+        assert installed.first in source, source
         assert "tok-123" not in log
 
-        second = upstream.commit({"apps/cm.yaml": configmap("greeting", app, "bonjour")}, "second")
-        log = run_job(cluster, cronjob, f"run-2-{suffix}")
-        assert cluster.get_json("configmap", "greeting", "-n", app)["data"]["k"] == "bonjour", log
-        assert second[:7] in log or "configured" in log, log
+        installed.upstream.commit({"apps/cm.yaml": configmap("greeting", installed.app, "bonjour")}, "second")
+        log = installed.run()
+        assert installed.value() == "bonjour", log
 
-        log = run_job(cluster, cronjob, f"run-3-{suffix}")
+        log = installed.run()
         assert "0 created, 0 configured" in log, log
 
-        pod = cluster.get_json("pods", "-n", INSTALL_NAMESPACE, "-l", f"job-name=run-3-{suffix}")["items"][0]
+        pod = cluster.get_json("pods", "-n", INSTALL_NAMESPACE, "-l",
+                               f"job-name=run-{installed.runs}-{installed.suffix}")["items"][0]
         assert pod["spec"]["containers"][0]["image"] == IMAGE
         assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
         assert pod["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"] is True
-        assert pod["spec"]["serviceAccountName"] == f"opctl-{setname}"
+        assert pod["spec"]["serviceAccountName"] == f"opctl-{installed.name}"
     finally:
         server.stop()
-        for item in reversed(items):
-            if item["kind"] == "Namespace":
-                continue
-            cluster.kubectl("delete", item["kind"].lower(), item["metadata"]["name"],
-                            *(["-n", item["metadata"]["namespace"]] if item["metadata"].get("namespace") else []),
-                            "--ignore-not-found", "--wait=false", check=False)
-        cluster.kubectl("delete", "jobs", "-n", INSTALL_NAMESPACE, "-l", f"app.kubernetes.io/instance={setname}",
-                        "--wait=false", check=False)
-        cluster.kubectl("delete", "namespace", app, "--wait=false", "--ignore-not-found", check=False)
+
+
+def test_the_cronjob_fetches_over_ssh_with_the_secrets_key_and_known_hosts(cluster, tmp_path, installed):
+    server = SshGitServer(tmp_path / "ssh", node=True)
+    try:
+        known_hosts = server.known_hosts(tmp_path / "known_hosts")
+        secret = {"ssh-privatekey": server.client_key, "known_hosts": known_hosts}
+        installed.install(server.url(str(installed.upstream.bare)), secret,
+                          ["--git-ssh-key-file", str(server.client_key), "--git-known-hosts-file", str(known_hosts)])
+        log = installed.run()
+        assert installed.value() == "hello", log
+        assert "PRIVATE KEY" not in log
+    finally:
+        server.stop()
+
+
+def test_a_failing_pass_fails_its_job_and_a_fixed_commit_converges(cluster, tmp_path, installed):
+    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
+    try:
+        (server.root / "repo.git").symlink_to(installed.upstream.bare)
+        token = tmp_path / "token"
+        token.write_text("tok-123")
+        installed.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
+        installed.upstream.commit({"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [broken\n"},
+                                  "broken")
+        log = installed.run(succeed=False)
+        assert "cm.yaml" in log, log
+        assert not cluster.exists("configmap", "greeting", "-n", installed.app), "an invalid set applies nothing"
+
+        installed.upstream.commit({"apps/cm.yaml": configmap("greeting", installed.app, "fixed")}, "fixed")
+        log = installed.run()
+        assert installed.value() == "fixed", log
+    finally:
+        server.stop()
