@@ -6,6 +6,8 @@ Secret (a token over smart HTTP, or a key and known_hosts over SSH), and
 reconciles; a pushed commit lands on the next run, a run after it changes
 nothing, and a pass that fails fails its Job."""
 import json
+import os
+import signal
 import time
 import uuid
 
@@ -24,16 +26,18 @@ def configmap(name, namespace, value):
 class InstalledSet:
     """A set in a git repository, installed in the cluster with `opctl install`; deleted again afterwards."""
 
-    def __init__(self, cluster, tmp_path):
+    def __init__(self, cluster, tmp_path, spec="", many=0):
         self.cluster = cluster
         suffix = uuid.uuid4().hex[:8]
         self.suffix, self.name, self.app = suffix, f"ic{suffix}", f"e2e-incluster-{suffix}"
         self.upstream = Upstream(tmp_path)
         config = (f"apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: {self.name}\n"
-                  f"  namespace: {INSTALL_NAMESPACE}\n")
+                  f"  namespace: {INSTALL_NAMESPACE}\n{spec}")
         namespace = f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {self.app}\n"
-        self.first = self.upstream.commit({"apps/opctl.yaml": config, "apps/ns.yaml": namespace,
-                                           "apps/cm.yaml": configmap("greeting", self.app, "hello")}, "first")
+        files = {"apps/opctl.yaml": config, "apps/ns.yaml": namespace,
+                 "apps/cm.yaml": configmap("greeting", self.app, "hello")}
+        files.update({f"apps/many/m-{i:03}.yaml": configmap(f"m-{i:03}", self.app, "v") for i in range(many)})
+        self.first = self.upstream.commit(files, "first")
         self.items = []
         self.cronjob = None
         self.runs = 0
@@ -57,11 +61,16 @@ class InstalledSet:
                              input=json.dumps({"apiVersion": "v1", "kind": "List", "items": self.items}))
         return printed.stdout
 
-    def run(self, succeed=True):
-        """Starts a run of the CronJob now, as its next tick would, waits until it ends, and returns its log."""
+    def start(self):
+        """Starts a run of the CronJob now, as its next tick would; returns the Job's name."""
         self.runs += 1
         job = f"run-{self.runs}-{self.suffix}"
         self.cluster.kubectl("create", "job", job, f"--from=cronjob/{self.cronjob}", "-n", INSTALL_NAMESPACE)
+        return job
+
+    def run(self, succeed=True):
+        """Starts a run of the CronJob, waits until it ends, and returns its log."""
+        job = self.start()
         deadline = time.time() + 180
         status = {}
         while time.time() < deadline:
@@ -165,3 +174,54 @@ def test_a_failing_pass_fails_its_job_and_a_fixed_commit_converges(cluster, tmp_
         assert installed.value() == "fixed", log
     finally:
         server.stop()
+
+
+def kill_opctl_in_pods():
+    """SIGKILLs the opctl processes running in the node's containers (as a node crash or the OOM killer would);
+    they are the only processes whose command line starts with the image's /usr/local/bin/opctl reconcile."""
+    killed = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+            cgroup = open(f"/proc/{entry}/cgroup").read()
+        except OSError:
+            continue
+        if cmdline[:2] == [b"/usr/local/bin/opctl", b"reconcile"] and "kubepods" in cgroup:
+            os.kill(int(entry), signal.SIGKILL)
+            killed += 1
+    return killed
+
+
+def test_a_run_killed_mid_pass_is_taken_over_once_its_lease_expires(cluster, tmp_path):
+    # 200 objects at 10 requests a second: a pass long enough to kill in the middle.
+    spec = "spec:\n  qps: 10\n  burst: 1\n  concurrency: 1\n  lease:\n    duration: 30s\n"
+    installed = InstalledSet(cluster, tmp_path, spec=spec, many=200)
+    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
+    try:
+        (server.root / "repo.git").symlink_to(installed.upstream.bare)
+        token = tmp_path / "token"
+        token.write_text("tok-123")
+        installed.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
+        job = installed.start()
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            applied = cluster.kubectl("get", "configmaps", "-n", installed.app, "-o", "name", check=False).stdout
+            if applied.count("configmap/m-") >= 5:
+                break
+            time.sleep(0.5)
+        assert kill_opctl_in_pods() == 1
+        killed_at = time.time()
+        cluster.kubectl("delete", "job", job, "-n", INSTALL_NAMESPACE, "--wait=false")
+        # The next tick, while the dead run's Lease is live: it touches nothing and its Job fails.
+        held = installed.run(succeed=False)
+        assert "another run holds the lease" in held, held
+        time.sleep(max(0.0, killed_at + 32 - time.time()))  # past the Lease's duration
+        log = installed.run()
+        names = cluster.kubectl("get", "configmaps", "-n", installed.app, "-o", "name").stdout.split()
+        assert len([n for n in names if n.startswith("configmap/m-")]) == 200, log
+        assert installed.value() == "hello"
+    finally:
+        server.stop()
+        installed.delete()
