@@ -9,13 +9,7 @@ namespace opctl::apply {
 using model::Json;
 
 namespace {
-kube::ResourceInfo secret_resource() {
-  kube::ResourceInfo info;
-  info.gvk = {"", "v1", "Secret"};
-  info.resource = "secrets";
-  info.namespaced = true;
-  return info;
-}
+kube::ResourceInfo secret_resource() { return kube::core_v1_resource("Secret", "secrets", true); }
 }  // namespace
 
 std::optional<Json> ApplySetStore::read() {

@@ -5,13 +5,7 @@
 namespace opctl::apply {
 
 namespace {
-kube::ResourceInfo namespace_resource() {
-  kube::ResourceInfo info;
-  info.gvk = {"", "v1", "Namespace"};
-  info.resource = "namespaces";
-  info.namespaced = false;
-  return info;
-}
+kube::ResourceInfo namespace_resource() { return kube::core_v1_resource("Namespace", "namespaces", false); }
 }  // namespace
 
 bool create_home_namespace(kube::ApiClient& client, const std::vector<model::Object>& objects,

@@ -103,6 +103,14 @@ std::string url_escape(const std::string& text) {
   return out;
 }
 
+ResourceInfo core_v1_resource(std::string kind, std::string plural, bool namespaced) {
+  ResourceInfo info;
+  info.gvk = {"", "v1", std::move(kind)};
+  info.resource = std::move(plural);
+  info.namespaced = namespaced;
+  return info;
+}
+
 std::string collection_path(const ResourceInfo& info, const std::string& namespace_name) {
   std::string prefix = info.gvk.group.empty() ? "/api/" + info.gvk.version
                                               : fmt::format("/apis/{}/{}", info.gvk.group, info.gvk.version);

@@ -59,6 +59,9 @@ class RestMapper {
   int server_loads_ = 0;
 };
 
+// A resource of the core group at v1 (Secret, Namespace, ...), for requests that
+// must not wait on discovery.
+ResourceInfo core_v1_resource(std::string kind, std::string plural, bool namespaced);
 // The collection path of a resource, e.g. /apis/apps/v1/namespaces/shop/deployments.
 std::string collection_path(const ResourceInfo& info, const std::string& namespace_name);
 // The path of one object, e.g. /apis/apps/v1/namespaces/shop/deployments/web.

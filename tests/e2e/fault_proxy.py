@@ -20,11 +20,16 @@ def testenv_binary(cluster):
 
 
 class FaultProxy:
-    def __init__(self, cluster, faults_file):
+    """The proxy with its request counters; with a faults_file, also the fault rules set_faults writes there."""
+
+    def __init__(self, cluster, faults_file=None):
         self.faults_file = faults_file
-        self.set_faults([])
+        faults = []
+        if faults_file is not None:
+            self.set_faults([])
+            faults = ["--faults", str(faults_file)]
         self.process = subprocess.Popen([testenv_binary(cluster), "proxy", "--dir", str(cluster.dir), "--listen",
-                                         "127.0.0.1:0", "--faults", str(faults_file)],
+                                         "127.0.0.1:0", *faults],
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
         match = re.match(r"listening on (127\.0\.0\.1:\d+)", line)

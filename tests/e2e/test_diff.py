@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 
-from fault_proxy import testenv_binary
+from fault_proxy import FaultProxy, testenv_binary
 from terminal import run_on_terminal
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -412,36 +412,6 @@ def test_ignore_differences_from_opctl_yaml(cluster, namespace, manifests):
 
 # --- 3. the fast path: O(kinds) requests -------------------------------------
 
-class Proxy:
-    """The testenv's request-counting proxy, in front of the shared API server."""
-
-    def __init__(self, cluster):
-        self.process = subprocess.Popen([testenv_binary(cluster), "proxy", "--dir", str(cluster.dir), "--listen",
-                                         "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.process.stdout.readline()
-        match = re.match(r"listening on (127\.0\.0\.1:\d+)", line)
-        assert match, f"proxy said {line!r}"
-        self.address = match.group(1)
-        self.kubeconfig = str(cluster.dir / f"proxy-{self.address.split(':')[1]}.kubeconfig")
-        self.ca = str(cluster.dir / "ca.crt")
-
-    def _control(self, method, path):
-        result = subprocess.run(["curl", "-sS", "--fail", "-X", method, "--cacert", self.ca,
-                                 f"https://{self.address}/__testenv/{path}"], capture_output=True, text=True, timeout=30)
-        assert result.returncode == 0, result.stderr
-        return json.loads(result.stdout)
-
-    def reset(self):
-        self._control("POST", "requests/reset")
-
-    def counts(self):
-        return self._control("GET", "requests")
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
-
 def audit_events_since(cluster, offset):
     path = cluster.dir / "audit.log"
     if not path.exists():
@@ -460,7 +430,7 @@ def test_no_op_diff_of_70_objects_makes_requests_per_kind_not_per_object(cluster
     root = manifests({"opctl.yaml": opctl_config(setname(), namespace), "many.yaml": "---\n".join(docs)})
     reconcile_ok(cluster, root)
 
-    proxy = Proxy(cluster)
+    proxy = FaultProxy(cluster)  # only its request counters
     try:
         audit_path = cluster.dir / "audit.log"
         offset = audit_path.stat().st_size if audit_path.exists() else 0

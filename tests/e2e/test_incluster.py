@@ -5,6 +5,7 @@ from a git server on the node's network with the credentials of the git
 Secret (a token over smart HTTP, or a key and known_hosts over SSH), and
 reconciles; a pushed commit lands on the next run, a run after it changes
 nothing, and a pass that fails fails its Job."""
+import contextlib
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ from git_servers import HttpGitServer, SshGitServer, Upstream
 
 INSTALL_NAMESPACE = "opctl-system"
 IMAGE = "localhost/opctl:dev"
+TOKEN = "tok-123"
 
 
 def configmap(name, namespace, value):
@@ -68,6 +70,19 @@ class InstalledSet:
         self.cluster.kubectl("create", "job", job, f"--from=cronjob/{self.cronjob}", "-n", INSTALL_NAMESPACE)
         return job
 
+    @contextlib.contextmanager
+    def served_over_http(self, tmp_path):
+        """Serves the repository from the node over smart HTTP behind a token, installs the set with the token in its
+        git Secret, and yields what `opctl install` printed; the server stops afterwards."""
+        server = HttpGitServer(tmp_path / "http", {"x-access-token": TOKEN}, node=True)
+        try:
+            (server.root / "repo.git").symlink_to(self.upstream.bare)
+            token = tmp_path / "token"
+            token.write_text(TOKEN)
+            yield self.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
+        finally:
+            server.stop()
+
     def run(self, succeed=True):
         """Starts a run of the CronJob, waits until it ends, and returns its log."""
         job = self.start()
@@ -110,20 +125,15 @@ def installed(cluster, tmp_path):
 
 
 def test_the_installed_cronjob_runs_from_the_image_and_converges(cluster, tmp_path, installed):
-    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
-    try:
-        (server.root / "repo.git").symlink_to(installed.upstream.bare)
-        token = tmp_path / "token"
-        token.write_text("tok-123")
-        printed = installed.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
-        assert "tok-123" not in printed
+    with installed.served_over_http(tmp_path) as printed:
+        assert TOKEN not in printed
 
         log = installed.run()
         assert installed.value() == "hello", log
         source = cluster.get_json("configmap", "greeting", "-n", installed.app)["metadata"]["annotations"][
             "opctl.io/source"]
         assert installed.first in source, source
-        assert "tok-123" not in log
+        assert TOKEN not in log
 
         installed.upstream.commit({"apps/cm.yaml": configmap("greeting", installed.app, "bonjour")}, "second")
         log = installed.run()
@@ -138,8 +148,6 @@ def test_the_installed_cronjob_runs_from_the_image_and_converges(cluster, tmp_pa
         assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
         assert pod["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"] is True
         assert pod["spec"]["serviceAccountName"] == f"opctl-{installed.name}"
-    finally:
-        server.stop()
 
 
 def test_the_cronjob_fetches_over_ssh_with_the_secrets_key_and_known_hosts(cluster, tmp_path, installed):
@@ -157,12 +165,7 @@ def test_the_cronjob_fetches_over_ssh_with_the_secrets_key_and_known_hosts(clust
 
 
 def test_a_failing_pass_fails_its_job_and_a_fixed_commit_converges(cluster, tmp_path, installed):
-    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
-    try:
-        (server.root / "repo.git").symlink_to(installed.upstream.bare)
-        token = tmp_path / "token"
-        token.write_text("tok-123")
-        installed.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
+    with installed.served_over_http(tmp_path):
         installed.upstream.commit({"apps/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [broken\n"},
                                   "broken")
         log = installed.run(succeed=False)
@@ -172,8 +175,6 @@ def test_a_failing_pass_fails_its_job_and_a_fixed_commit_converges(cluster, tmp_
         installed.upstream.commit({"apps/cm.yaml": configmap("greeting", installed.app, "fixed")}, "fixed")
         log = installed.run()
         assert installed.value() == "fixed", log
-    finally:
-        server.stop()
 
 
 def kill_opctl_in_pods():
@@ -198,30 +199,25 @@ def test_a_run_killed_mid_pass_is_taken_over_once_its_lease_expires(cluster, tmp
     # 200 objects at 10 requests a second: a pass long enough to kill in the middle.
     spec = "spec:\n  qps: 10\n  burst: 1\n  concurrency: 1\n  lease:\n    duration: 30s\n"
     installed = InstalledSet(cluster, tmp_path, spec=spec, many=200)
-    server = HttpGitServer(tmp_path / "http", {"x-access-token": "tok-123"}, node=True)
     try:
-        (server.root / "repo.git").symlink_to(installed.upstream.bare)
-        token = tmp_path / "token"
-        token.write_text("tok-123")
-        installed.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
-        job = installed.start()
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            applied = cluster.kubectl("get", "configmaps", "-n", installed.app, "-o", "name", check=False).stdout
-            if applied.count("configmap/m-") >= 5:
-                break
-            time.sleep(0.5)
-        assert kill_opctl_in_pods() == 1
-        killed_at = time.time()
-        cluster.kubectl("delete", "job", job, "-n", INSTALL_NAMESPACE, "--wait=false")
-        # The next tick, while the dead run's Lease is live: it touches nothing and its Job fails.
-        held = installed.run(succeed=False)
-        assert "another run holds the lease" in held, held
-        time.sleep(max(0.0, killed_at + 32 - time.time()))  # past the Lease's duration
-        log = installed.run()
-        names = cluster.kubectl("get", "configmaps", "-n", installed.app, "-o", "name").stdout.split()
-        assert len([n for n in names if n.startswith("configmap/m-")]) == 200, log
-        assert installed.value() == "hello"
+        with installed.served_over_http(tmp_path):
+            job = installed.start()
+            deadline = time.time() + 120
+            while time.time() < deadline:
+                applied = cluster.kubectl("get", "configmaps", "-n", installed.app, "-o", "name", check=False).stdout
+                if applied.count("configmap/m-") >= 5:
+                    break
+                time.sleep(0.5)
+            assert kill_opctl_in_pods() == 1
+            killed_at = time.time()
+            cluster.kubectl("delete", "job", job, "-n", INSTALL_NAMESPACE, "--wait=false")
+            # The next tick, while the dead run's Lease is live: it touches nothing and its Job fails.
+            held = installed.run(succeed=False)
+            assert "another run holds the lease" in held, held
+            time.sleep(max(0.0, killed_at + 32 - time.time()))  # past the Lease's duration
+            log = installed.run()
+            names = cluster.kubectl("get", "configmaps", "-n", installed.app, "-o", "name").stdout.split()
+            assert len([n for n in names if n.startswith("configmap/m-")]) == 200, log
+            assert installed.value() == "hello"
     finally:
-        server.stop()
         installed.delete()

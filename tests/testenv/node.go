@@ -191,7 +191,7 @@ func importImages(p nodePaths, dir string) error {
 	}
 	sort.Strings(archives)
 	for _, archive := range archives {
-		if err := ctr(p, "images", "import", "--no-unpack=false", archive); err != nil {
+		if err := ctr(p, "images", "import", archive); err != nil {
 			return fmt.Errorf("importing image %s: %w", filepath.Base(archive), err)
 		}
 	}
