@@ -23,6 +23,7 @@ declare -A expect=(
   [nginx]="localhost/nginx:1 docker.io/library/nginx:1.27"
   [debian]="localhost/debian:bookworm-slim"
   [opctl]="localhost/opctl:dev"
+  [postgresql]="localhost/opctl-postgresql:15 localhost/opctl-postgresql:15-update"
 )
 fail=0
 n=0
@@ -75,6 +76,16 @@ elif recipe == "debian":
 elif recipe == "opctl":
     need("/usr/local/bin/opctl", lambda m: m.isreg() and m.mode & 0o111)
     if c.get("Entrypoint") != ["/usr/local/bin/opctl"]: bad.append("entrypoint %s" % c.get("Entrypoint"))
+elif recipe == "postgresql":
+    need("/usr/local/bin/opctl", lambda m: m.isreg() and m.mode & 0o111)
+    need("/usr/lib/postgresql/15/bin/postgres", lambda m: m.isreg() and m.mode & 0o111)
+    need("/usr/lib/postgresql/15/bin/pg_basebackup", lambda m: m.isreg() and m.mode & 0o111)
+    need("/run/opctl", lambda m: m.isdir() and (m.uid, m.gid) == (26, 26), "not a directory owned by 26:26")
+    need("/etc/postgresql-common/createcluster.conf")
+    if any(p.startswith("/var/lib/postgresql/15/") for p in files): bad.append("a cluster was created in the image")
+    if c.get("Entrypoint") != ["/usr/local/bin/opctl", "instance", "run"]: bad.append("entrypoint %s" % c.get("Entrypoint"))
+    if c.get("User") != "26:26": bad.append("user %s" % c.get("User"))
+    if not any(e.startswith("PATH=/usr/lib/postgresql/15/bin:") for e in c.get("Env", [])): bad.append("env %s" % c.get("Env"))
 for b in bad: print("%s: %s" % (recipe, b), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
@@ -135,6 +146,10 @@ for f in "$dir"/*.oci.tar; do
       sh -c 'nginx && timeout 5 /busybox wget -qO- http://127.0.0.1:80/ | /busybox grep "<title>"' || rc=1
     ;;
   opctl.oci.tar) check localhost/opctl:dev opctl /usr/local/bin/opctl version || rc=1 ;;
+  postgresql.oci.tar)
+    check localhost/opctl-postgresql:15 '(PostgreSQL) 15.' postgres --version || rc=1
+    check localhost/opctl-postgresql:15-update opctl /usr/local/bin/opctl version || rc=1
+    ;;
   debian.oci.tar) check localhost/debian:bookworm-slim bookworm cat /etc/os-release || rc=1 ;;
   esac
 done
