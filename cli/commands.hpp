@@ -20,5 +20,6 @@ void register_promote(CLI::App& app, CommandAction& action);
 void register_install(CLI::App& app, CommandAction& action);
 void register_fetch(CLI::App& app, CommandAction& action);
 void register_completion(CLI::App& app, CommandAction& action);
+void register_instance(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   cli::register_install(app, action);
   cli::register_fetch(app, action);
   cli::register_completion(app, action);
+  cli::register_instance(app, action);
   try {
     app.parse(argc, argv);
     return action ? action() : 0;

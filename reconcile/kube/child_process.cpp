@@ -26,13 +26,15 @@ std::vector<std::string> child_environment(const std::map<std::string, std::stri
     std::string text(*entry);
     if (!extra_env.contains(text.substr(0, text.find('=')))) entries.push_back(std::move(text));
   }
-  for (const auto& [name, value] : extra_env) entries.push_back(name + "=" + value);
+  for (const auto& [name, value] : extra_env)
+    entries.push_back(name + "=" + value);
   return entries;
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> out;
-  for (auto& text : strings) out.push_back(text.data());
+  for (auto& text : strings)
+    out.push_back(text.data());
   out.push_back(nullptr);
   return out;
 }
@@ -92,23 +94,50 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     close(out_pipe[1]);
     throw ClusterError("exec plugin: cannot create a pipe");
   }
+  int in_pipe[2] = {-1, -1};
+  if (!options.input.empty() && pipe2(in_pipe, O_CLOEXEC) != 0) {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      close(fd);
+    throw ClusterError("exec plugin: cannot create a pipe");
+  }
   pid_t pid = fork();
   if (pid < 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]})
+      if (fd >= 0) close(fd);
     throw ClusterError("exec plugin: cannot fork");
   }
   if (pid == 0) {
     setpgid(0, 0);  // its own group, so a timeout kills what it started too
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
-    int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) dup2(null_fd, 0);
+    if (in_pipe[0] >= 0) {
+      dup2(in_pipe[0], 0);
+    } else if (int null_fd = ::open("/dev/null", O_RDONLY); null_fd >= 0) {
+      dup2(null_fd, 0);
+    }
     execvpe(args[0], args.data(), env.data());
     _exit(127);
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
   setpgid(pid, pid);  // also here: no race with the child's own call
+  if (in_pipe[0] >= 0) {
+    close(in_pipe[0]);
+    // A child that exits without reading must not kill us with SIGPIPE.
+    struct sigaction ignore {
+    }, previous{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &ignore, &previous);
+    std::size_t written = 0;
+    while (written < options.input.size()) {
+      ssize_t count = write(in_pipe[1], options.input.data() + written, options.input.size() - written);
+      if (count < 0 && errno == EINTR) continue;
+      if (count <= 0) break;
+      written += std::size_t(count);
+    }
+    sigaction(SIGPIPE, &previous, nullptr);
+    close(in_pipe[1]);
+  }
   ProcessResult result;
   if (!drain(out_pipe[0], err_pipe[0], deadline, result)) {
     result.timed_out = true;

@@ -18,10 +18,13 @@ struct ProcessResult {
 struct ProcessOptions {
   std::map<std::string, std::string> extra_env;
   std::chrono::milliseconds timeout{60'000};  // then SIGKILL to the child's process group
+  // Written to the child's stdin (then closed); stdin is /dev/null when empty.
+  // Kept small (a pipe's buffer, 64 KiB): it is written before the output is read.
+  std::string input;
 };
 
 // Runs argv[0] (searched in PATH) with the current environment plus
-// `extra_env`, stdin from /dev/null, in a process group of its own, and reads
+// `extra_env`, stdin from `input` (or /dev/null), in a process group of its own, and reads
 // stdout and stderr to the end or until the timeout, when the whole group is
 // killed (a plugin that hangs must never hang the pass). Throws
 // opctl::ClusterError when the process cannot be started at all.

@@ -36,6 +36,9 @@ std::string app_secret(const std::string& cluster) {
 std::string superuser_secret(const std::string& cluster) {
   return cluster + "-superuser";
 }
+std::string replication_secret(const std::string& cluster) {
+  return cluster + "-replication";
+}
 std::string restore_job(const std::string& cluster, int serial) {
   return fmt::format("{}-{}-restore", cluster, serial);
 }

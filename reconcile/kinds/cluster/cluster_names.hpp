@@ -1,5 +1,5 @@
 // The names a Cluster and its instances agree on: child names, the labels
-// Services select by, and the annotations the instance sidecar writes (the
+// Services select by, and the annotations the instance manager writes (the
 // contract is documented in opctl-cluster-kind(5)).
 #pragma once
 
@@ -25,7 +25,11 @@ inline constexpr const char* k_backup_label = "opctl.io/backup";
 // Written by the pass.
 inline constexpr const char* k_spec_hash_annotation = "opctl.io/pod-spec-hash";
 inline constexpr const char* k_detached_annotation = "opctl.io/detached";
-// Written by the instance sidecar.
+// Written by the instance manager (`opctl instance run`) on its own Pod.
+inline constexpr const char* k_instance_role_annotation = "opctl.io/instance-role";  // primary|replica|stopped
+inline constexpr const char* k_current_lsn_annotation = "opctl.io/current-lsn";      // a primary's position
+inline constexpr const char* k_timeline_annotation = "opctl.io/timeline";
+inline constexpr const char* k_streaming_annotation = "opctl.io/streaming";  // a replica: "true" or "false"
 inline constexpr const char* k_received_lsn_annotation = "opctl.io/received-lsn";
 inline constexpr const char* k_replay_lsn_annotation = "opctl.io/replay-lsn";
 inline constexpr const char* k_lsn_annotation = "opctl.io/lsn";
@@ -49,6 +53,7 @@ std::string ro_service(const std::string& cluster);
 std::string r_service(const std::string& cluster);
 std::string app_secret(const std::string& cluster);
 std::string superuser_secret(const std::string& cluster);
+std::string replication_secret(const std::string& cluster);
 std::string restore_job(const std::string& cluster, int serial);
 std::string major_upgrade_job(const std::string& cluster, int to_major);
 std::string final_backup_job(const std::string& cluster);

@@ -1,0 +1,144 @@
+// opctl instance run: the instance manager, PID 1 of every Cluster instance
+// container (the image from deploy/postgresql.Dockerfile). It runs
+// PostgreSQL in the role the reconcile pass gives the instance; the logic is
+// in reconcile/instance/, this file is the process around it: flags and
+// environment, signals (SIGTERM shuts PostgreSQL down smart, then fast),
+// reaping orphans, the readiness file and one log line per change.
+//
+// opctl instance ready: the readiness probe, exit 0 while the instance
+// serves its role.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <iostream>
+
+#include "cluster_connection.hpp"
+#include "commands.hpp"
+#include "config/run_config.hpp"
+#include "exit_codes.hpp"
+#include "instance/instance_manager.hpp"
+#include "instance/kube_environment.hpp"
+#include "instance/readiness_file.hpp"
+
+namespace opctl::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::chrono::seconds duration_flag(const char* flag, const std::string& text) {
+  auto parsed = config::parse_duration(text);
+  if (!parsed || parsed->count() <= 0)
+    throw InvalidInputError({Problem{"", 0, flag, "must be a positive duration such as 10s, 2m"}});
+  return *parsed;
+}
+
+struct InstanceOptions {
+  instance::InstanceIdentity identity;
+  std::string smart_shutdown_timeout = "10s";
+  std::string fast_shutdown_timeout = "1500s";
+};
+
+std::string describe(const instance::InstanceReport& report, bool ready) {
+  std::string line = fmt::format("role {}{}", report.role, ready ? ", ready" : ", not ready");
+  if (report.role == "primary") line += fmt::format(", timeline {}", report.timeline);
+  if (report.role == "replica")
+    line +=
+        fmt::format(", timeline {}, {}", report.timeline, report.streaming ? "streaming" : "not streaming");
+  if (!report.error.empty()) line += ": " + report.error;
+  return line;
+}
+
+int run_instance(InstanceOptions& options) {
+  auto smart_timeout = duration_flag("--smart-shutdown-timeout", options.smart_shutdown_timeout);
+  auto fast_timeout = duration_flag("--fast-shutdown-timeout", options.fast_shutdown_timeout);
+  const auto& identity = options.identity;
+  if (identity.name.empty() || identity.cluster.empty() || identity.namespace_name.empty())
+    throw InvalidInputError(
+        {Problem{"", 0, "POD_NAME, CLUSTER_NAME, NAMESPACE",
+                 "opctl instance run needs the Pod's name, its Cluster and namespace (the "
+                 "Cluster's Pod template sets them)"}});
+  // Signals are waited for, not handled: no state is shared with a handler.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int number : {SIGTERM, SIGINT, SIGCHLD})
+    sigaddset(&signals, number);
+  sigprocmask(SIG_BLOCK, &signals, nullptr);
+
+  ClusterConnection connection = connect(CommonOptions{});
+  instance::KubeEnvironment environment(*connection.client, identity);
+  instance::InstanceManager manager(identity, environment);
+  instance::publish_readiness(identity.run_dir, false, "");
+  std::cerr << fmt::format("opctl instance {}: managing {} (cluster {}, namespace {})\n", identity.name,
+                           identity.pgdata, identity.cluster, identity.namespace_name);
+  std::string last_line;
+  while (true) {
+    manager.step();
+    instance::publish_readiness(identity.run_dir, manager.ready(), manager.last_report().role);
+    std::string line = describe(manager.last_report(), manager.ready());
+    if (line != last_line) std::cerr << fmt::format("opctl instance {}: {}\n", identity.name, line);
+    last_line = line;
+    if (manager.fatal()) {
+      std::cerr << fmt::format("opctl instance {}: {}; exiting so the container restarts\n", identity.name,
+                               *manager.fatal());
+      return k_exit_cluster_error;
+    }
+    timespec period{1, 0};
+    int received = sigtimedwait(&signals, nullptr, &period);
+    if (received == SIGCHLD) instance::reap_children(manager.server());
+    if (received == SIGTERM || received == SIGINT) {
+      std::cerr << fmt::format("opctl instance {}: stopping PostgreSQL (smart, then fast after {}s)\n",
+                               identity.name, smart_timeout.count());
+      instance::publish_readiness(identity.run_dir, false, "");
+      manager.shut_down(smart_timeout, fast_timeout);
+      std::cerr << fmt::format("opctl instance {}: stopped\n", identity.name);
+      return k_exit_ok;
+    }
+  }
+}
+
+}  // namespace
+
+void register_instance(CLI::App& app, CommandAction& action) {
+  auto options = std::make_shared<InstanceOptions>();
+  auto* command = app.add_subcommand("instance", "The PostgreSQL instance manager of a Cluster's instances");
+  command->require_subcommand(1);
+  command->footer(
+      "Runs inside the instance image (deploy/postgresql.Dockerfile); see opctl-cluster-kind(5).");
+
+  auto* run =
+      command->add_subcommand("run", "Run PostgreSQL in this instance's role (PID 1 of the container)");
+  auto& identity = options->identity;
+  identity.run_dir = "/run/opctl";
+  identity.pgdata = "/var/lib/postgresql/data/pgdata";
+  run->add_option("--pgdata", identity.pgdata, "The data directory")
+      ->envname("PGDATA")
+      ->capture_default_str();
+  run->add_option("--port", identity.port, "The port PostgreSQL listens on")
+      ->envname("PGPORT")
+      ->capture_default_str();
+  run->add_option("--pod-name", identity.name, "This instance's Pod name")->envname("POD_NAME");
+  run->add_option("--cluster", identity.cluster, "The Cluster's name")->envname("CLUSTER_NAME");
+  run->add_option("--namespace", identity.namespace_name, "The Cluster's namespace")->envname("NAMESPACE");
+  run->add_option("--primary-service", identity.primary_host, "Where the primary answers (the -rw Service)")
+      ->envname("OPCTL_PRIMARY_SERVICE");
+  run->add_option("--run-dir", identity.run_dir,
+                  "Socket, pg_hba.conf, passfile and readiness file (not copied by pg_rewind)")
+      ->capture_default_str();
+  run->add_option("--smart-shutdown-timeout", options->smart_shutdown_timeout,
+                  "On SIGTERM, how long a smart shutdown may wait for clients before a fast one")
+      ->envname("OPCTL_SMART_SHUTDOWN_TIMEOUT")
+      ->capture_default_str();
+  run->add_option("--fast-shutdown-timeout", options->fast_shutdown_timeout,
+                  "Then how long the fast shutdown may take before an immediate one")
+      ->capture_default_str();
+  run->callback([&action, options] { action = [options] { return run_instance(*options); }; });
+
+  auto* ready =
+      command->add_subcommand("ready", "Exit 0 while this instance serves its role (readiness probe)");
+  ready->add_option("--run-dir", identity.run_dir, "The manager's run directory")->capture_default_str();
+  ready->callback([&action, options] {
+    action = [options] { return instance::readiness_published(options->identity.run_dir) ? k_exit_ok : 1; };
+  });
+}
+
+}  // namespace opctl::cli

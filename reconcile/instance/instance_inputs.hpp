@@ -1,0 +1,61 @@
+// What the instance manager reads from outside (the role the reconcile pass
+// gives it, the passwords, the other instances) and what it reports back.
+// InstanceEnvironment is where they come from: the Kubernetes API in a Pod
+// (kube_environment.hpp), plain values in the loopback tests.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace opctl::instance {
+
+struct Credentials {
+  std::string superuser_password;
+  std::string app_user;
+  std::string app_password;
+  std::string app_database;
+  std::string replication_password;
+
+  bool complete() const {
+    return !superuser_password.empty() && !app_user.empty() && !app_password.empty() &&
+           !app_database.empty() && !replication_password.empty();
+  }
+  bool operator==(const Credentials&) const = default;
+};
+
+enum class Role { primary, replica };
+
+struct Inputs {
+  // Primary only while the Pod is labelled role=primary AND the Cluster's
+  // status.targetPrimary names this instance: the pass writes the label and
+  // the status separately, and both must agree before anything is writable.
+  Role role = Role::replica;
+  bool being_deleted = false;      // the Pod has a deletionTimestamp
+  std::vector<std::string> peers;  // the Cluster's other instances (Pods not being deleted)
+  std::optional<Credentials> credentials;
+  int min_sync_replicas = 0;
+  int max_sync_replicas = 0;
+};
+
+// What PostgreSQL is doing right now, as the Pod's annotations say it.
+struct InstanceReport {
+  std::string role;          // primary | replica | stopped
+  std::string current_lsn;   // primary: pg_current_wal_lsn()
+  std::string received_lsn;  // replica: pg_last_wal_receive_lsn()
+  std::string replay_lsn;    // replica: pg_last_wal_replay_lsn()
+  std::string timeline;
+  bool streaming = false;  // replica: the WAL receiver is streaming
+  std::string error;       // why the instance cannot serve its role; empty when fine
+  bool operator==(const InstanceReport&) const = default;
+};
+
+class InstanceEnvironment {
+ public:
+  virtual ~InstanceEnvironment() = default;
+  // The current inputs; throws (an opctl::Error) when they cannot be read.
+  virtual Inputs observe() = 0;
+  virtual void report(const InstanceReport& report) = 0;
+};
+
+}  // namespace opctl::instance

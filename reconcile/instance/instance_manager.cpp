@@ -1,0 +1,361 @@
+#include "instance/instance_manager.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "instance/instance_error.hpp"
+#include "instance/postgres_settings.hpp"
+
+namespace opctl::instance {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
+
+void write_private_file(const std::string& path, const std::string& content) {
+  std::string temporary = path + ".new";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    if (!out) throw InstanceError("cannot write " + temporary);
+    out << content;
+  }
+  fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_write);
+  fs::rename(temporary, path);
+}
+
+// A pgpass field: ':' and '\' escaped.
+std::string pgpass_field(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (c == ':' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+bool is_true(const std::string& field) {
+  return field == "t";
+}
+
+}  // namespace
+
+InstanceManager::InstanceManager(InstanceIdentity identity, InstanceEnvironment& environment,
+                                 ManagerOptions options)
+    : identity_(std::move(identity)), environment_(environment), options_(options), tools_(identity_) {
+  fs::create_directories(socket_dir(identity_));
+  fs::permissions(socket_dir(identity_), fs::perms::owner_all);
+}
+
+bool InstanceManager::has_data() const {
+  return fs::exists(fs::path(identity_.pgdata) / "PG_VERSION");
+}
+
+bool InstanceManager::data_is_standby() const {
+  return fs::exists(fs::path(identity_.pgdata) / "standby.signal");
+}
+
+void InstanceManager::write_passfile(const Credentials& credentials) {
+  if (passfile_credentials_ == credentials) return;
+  write_private_file(passfile_path(identity_),
+                     fmt::format("*:*:*:{}:{}\n*:*:*:{}:{}\n", k_replication_user,
+                                 pgpass_field(credentials.replication_password), k_superuser,
+                                 pgpass_field(credentials.superuser_password)));
+  passfile_credentials_ = credentials;
+}
+
+void InstanceManager::write_hba() {
+  write_private_file(hba_path(identity_), hba_rules());
+}
+
+void InstanceManager::step() {
+  std::optional<LocalState> local;
+  server_.poll();
+  try {
+    if (server_.exited_unexpectedly()) {
+      // PostgreSQL went away without being asked to: let the container restart.
+      fatal_ = "postgres " + server_.exit_description();
+      ready_ = false;
+      error_ = *fatal_;
+      send_report(std::nullopt);
+      return;
+    }
+    Inputs inputs = environment_.observe();
+    error_.clear();
+    act(inputs);
+  } catch (const Error& failure) {
+    error_ = failure.what();
+    ready_ = false;
+  }
+  if (server_.running()) {
+    try {
+      local = read_local_state();
+    } catch (const Error& failure) {
+      ready_ = false;
+      // A server that is still starting up answers nothing for a while; that is not an error yet.
+      if (error_.empty() && SteadyClock::now() - started_at_ > 60s) error_ = failure.what();
+    }
+  }
+  send_report(local);
+}
+
+void InstanceManager::act(const Inputs& inputs) {
+  if (inputs.credentials) write_passfile(*inputs.credentials);
+  if (inputs.being_deleted) {
+    // The kubelet sends SIGTERM next: nothing new is started meanwhile.
+    ready_ = false;
+    return;
+  }
+  if (!has_data()) {
+    if (server_.running()) throw InstanceError("the data directory went away under a running postgres");
+    if (!inputs.credentials || !inputs.credentials->complete())
+      throw InstanceError("waiting for the Cluster's Secrets (app, superuser, replication)");
+    if (inputs.role == Role::primary)
+      bootstrap_primary(inputs);
+    else
+      clone_replica();
+    return;
+  }
+  if (!server_.running()) {
+    start(inputs);
+    return;
+  }
+  LocalState local = read_local_state();
+  if (inputs.role == Role::replica && !local.in_recovery) {
+    // No longer named the primary: stop writing at once, follow the new one after a rewind.
+    ready_ = false;
+    if (!server_.stop(ShutdownMode::fast, 60s)) server_.stop(ShutdownMode::immediate, 10s);
+    needs_rewind_ = true;
+    return;
+  }
+  if (inputs.role == Role::primary && local.in_recovery) {
+    ready_ = false;
+    tools_.query("SELECT pg_promote(true, 60)");
+    return;
+  }
+  if (inputs.role == Role::primary) {
+    serve_primary(inputs);
+  } else {
+    serve_replica(local);
+  }
+}
+
+void InstanceManager::bootstrap_primary(const Inputs& inputs) {
+  // Into a side directory first: a half-done initdb is never mistaken for data.
+  std::string building = identity_.pgdata + ".initdb";
+  fs::remove_all(building);
+  tools_.initdb(building, inputs.credentials->superuser_password);
+  fs::remove_all(identity_.pgdata);
+  fs::rename(building, identity_.pgdata);
+  synced_credentials_.reset();
+}
+
+void InstanceManager::clone_replica() {
+  std::string building = identity_.pgdata + ".clone";
+  fs::remove_all(building);
+  tools_.base_backup(building);
+  std::ofstream(fs::path(building) / "standby.signal").close();
+  fs::remove_all(identity_.pgdata);
+  fs::rename(building, identity_.pgdata);
+  needs_rewind_ = false;
+}
+
+void InstanceManager::rewind_before_following() {
+  try {
+    tools_.rewind();
+    needs_rewind_ = false;
+    rewind_failures_ = 0;
+  } catch (const InstanceError& failure) {
+    if (!primary_answers())
+      throw InstanceError(std::string("waiting for the primary to rewind from: ") + failure.what());
+    if (++rewind_failures_ < options_.rewinds_before_reclone) throw;
+    // pg_rewind cannot make this data follow the primary: keep it aside, clone anew.
+    std::string aside = identity_.pgdata + ".diverged";
+    fs::remove_all(aside);
+    fs::rename(identity_.pgdata, aside);
+    rewind_failures_ = 0;
+    needs_rewind_ = false;
+    throw InstanceError(
+        fmt::format("pg_rewind failed {} times ({}); the data directory was moved to {} and is "
+                    "cloned anew from the primary",
+                    options_.rewinds_before_reclone, failure.what(), aside));
+  }
+}
+
+void InstanceManager::start(const Inputs& inputs) {
+  write_hba();
+  bool standby = true;
+  if (inputs.role == Role::replica) {
+    // Data that ran as a primary (no standby.signal) may hold WAL the new
+    // primary never had: it is rewound before it may follow.
+    if (!data_is_standby() || needs_rewind_) rewind_before_following();
+    std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
+  } else {
+    // A standby named primary starts as one and is promoted on a later step,
+    // so the promotion always opens a new timeline.
+    standby = data_is_standby();
+  }
+  if (standby && !fs::exists(fs::path(identity_.pgdata) / "standby.signal"))
+    std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
+  server_.start(postgres_command(identity_, standby));
+  started_at_ = SteadyClock::now();
+  not_streaming_since_.reset();
+  ready_ = false;
+}
+
+void InstanceManager::serve_primary(const Inputs& inputs) {
+  if (inputs.credentials && inputs.credentials->complete() && synced_credentials_ != inputs.credentials)
+    sync_roles(*inputs.credentials);
+  sync_slots(inputs);
+  sync_standby_names(inputs);
+  ready_ = synced_credentials_.has_value();
+}
+
+void InstanceManager::serve_replica(const LocalState& local) {
+  if (local.streaming) {
+    not_streaming_since_.reset();
+    ready_ = true;
+    return;
+  }
+  ready_ = false;
+  auto now = SteadyClock::now();
+  if (!not_streaming_since_) not_streaming_since_ = now;
+  if (now - *not_streaming_since_ < options_.stream_grace || !primary_answers()) return;
+  // The primary answers but this replica cannot stream from it: it has
+  // diverged (WAL of a timeline the primary never had). Stop, rewind, follow.
+  if (!server_.stop(ShutdownMode::fast, 60s)) server_.stop(ShutdownMode::immediate, 10s);
+  needs_rewind_ = true;
+  throw InstanceError("could not stream from the primary for " +
+                      std::to_string(options_.stream_grace.count()) + "s while it answers: rewinding");
+}
+
+void InstanceManager::sync_roles(const Credentials& credentials) {
+  // psql's \gexec creates what is missing; :'x' and :"x" quote values and names.
+  const std::string sql = R"SQL(
+SELECT format('CREATE ROLE %I WITH LOGIN REPLICATION', :'replication_user')
+  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'replication_user') \gexec
+SELECT format('CREATE ROLE %I WITH LOGIN', :'app_user')
+  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'app_user') \gexec
+ALTER ROLE :"superuser" WITH PASSWORD :'superuser_password';
+ALTER ROLE :"replication_user" WITH LOGIN REPLICATION PASSWORD :'replication_password';
+ALTER ROLE :"app_user" WITH LOGIN PASSWORD :'app_password';
+SELECT format('CREATE DATABASE %I OWNER %I', :'app_database', :'app_user')
+  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'app_database') \gexec
+)SQL";
+  tools_.query(sql, {{"replication_user", k_replication_user},
+                     {"superuser", k_superuser},
+                     {"superuser_password", credentials.superuser_password},
+                     {"replication_password", credentials.replication_password},
+                     {"app_user", credentials.app_user},
+                     {"app_password", credentials.app_password},
+                     {"app_database", credentials.app_database}});
+  synced_credentials_ = credentials;
+}
+
+void InstanceManager::sync_slots(const Inputs& inputs) {
+  std::set<std::string> wanted;
+  for (const auto& peer : inputs.peers)
+    wanted.insert(slot_name(peer));
+  std::set<std::string> existing;
+  std::set<std::string> active;
+  for (const auto& row : tools_.query("SELECT slot_name, active FROM pg_replication_slots WHERE slot_type = "
+                                      "'physical' AND starts_with(slot_name, '_opctl_')")) {
+    existing.insert(row.at(0));
+    if (row.size() > 1 && is_true(row[1])) active.insert(row[0]);
+  }
+  for (const auto& slot : wanted)
+    if (!existing.contains(slot))
+      tools_.query("SELECT pg_create_physical_replication_slot(:'slot')", {{"slot", slot}});
+  // A slot keeps WAL for its replica forever: one for a replica that is gone goes.
+  for (const auto& slot : existing)
+    if (!wanted.contains(slot) && !active.contains(slot))
+      tools_.query("SELECT pg_drop_replication_slot(:'slot')", {{"slot", slot}});
+}
+
+void InstanceManager::sync_standby_names(const Inputs& inputs) {
+  int streaming = 0;
+  std::set<std::string> peers(inputs.peers.begin(), inputs.peers.end());
+  for (const auto& row :
+       tools_.query("SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'"))
+    if (peers.contains(row.at(0))) ++streaming;
+  std::string wanted =
+      synchronous_standby_names(inputs.peers, streaming, inputs.min_sync_replicas, inputs.max_sync_replicas);
+  auto current = tools_.query("SHOW synchronous_standby_names");
+  std::string now = current.empty() || current[0].empty() ? "" : current[0][0];
+  if (now == wanted) return;
+  tools_.query("ALTER SYSTEM SET synchronous_standby_names = :'names';\nSELECT pg_reload_conf();",
+               {{"names", wanted}});
+}
+
+InstanceManager::LocalState InstanceManager::read_local_state() const {
+  auto rows = tools_.query(R"SQL(
+SELECT pg_is_in_recovery(),
+       CASE WHEN pg_is_in_recovery() THEN '' ELSE pg_current_wal_lsn()::text END,
+       coalesce(pg_last_wal_receive_lsn()::text, ''),
+       coalesce(pg_last_wal_replay_lsn()::text, ''),
+       CASE WHEN pg_is_in_recovery()
+            THEN coalesce((SELECT received_tli FROM pg_stat_wal_receiver),
+                          (pg_control_checkpoint()).timeline_id)::text
+            ELSE (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int)::text END,
+       coalesce((SELECT status = 'streaming' FROM pg_stat_wal_receiver), false))SQL");
+  if (rows.empty() || rows[0].size() < 6) throw InstanceError("the instance-state query returned nothing");
+  const Row& row = rows[0];
+  LocalState state;
+  state.in_recovery = is_true(row[0]);
+  state.current_lsn = row[1];
+  state.received_lsn = row[2];
+  state.replay_lsn = row[3];
+  state.timeline = row[4];
+  state.streaming = is_true(row[5]);
+  return state;
+}
+
+bool InstanceManager::primary_answers() const {
+  try {
+    auto rows = tools_.query_primary("SELECT pg_is_in_recovery()");
+    return !rows.empty() && !rows[0].empty() && rows[0][0] == "f";
+  } catch (const InstanceError&) {
+    return false;
+  }
+}
+
+void InstanceManager::send_report(const std::optional<LocalState>& local) {
+  InstanceReport report;
+  report.error = error_;
+  if (!server_.running() || !local) {
+    report.role = "stopped";
+  } else if (local->in_recovery) {
+    report.role = "replica";
+    report.received_lsn = local->received_lsn;
+    report.replay_lsn = local->replay_lsn;
+    report.timeline = local->timeline;
+    report.streaming = local->streaming;
+  } else {
+    report.role = "primary";
+    report.current_lsn = local->current_lsn;
+    report.timeline = local->timeline;
+  }
+  report_ = report;
+  try {
+    environment_.report(report);
+  } catch (const Error&) {
+    // Reported on the next step; the instance's work does not wait for the API.
+  }
+}
+
+void InstanceManager::shut_down(std::chrono::milliseconds smart_timeout,
+                                std::chrono::milliseconds fast_timeout) {
+  ready_ = false;
+  if (server_.running()) {
+    if (!server_.stop(ShutdownMode::smart, smart_timeout) && !server_.stop(ShutdownMode::fast, fast_timeout))
+      server_.stop(ShutdownMode::immediate, 30s);
+  }
+  error_.clear();
+  send_report(std::nullopt);
+}
+
+}  // namespace opctl::instance

@@ -1,0 +1,97 @@
+// The instance manager: runs PostgreSQL in the role the reconcile pass gives
+// this instance, the way CloudNativePG's instance manager does. Level-based
+// like the pass: every step() looks at the inputs and at PostgreSQL and takes
+// the one next action (initdb, clone, rewind, start, promote, demote, sync
+// roles, slots and synchronous standbys), then reports. The caller (PID 1 of
+// the container, or a loopback test) calls step() every second or so.
+//
+// Two writable primaries are ruled out here by three rules: PostgreSQL runs
+// writable only while both the role label and the Cluster's targetPrimary
+// name this instance; a writable server that stops being named is stopped
+// at once (fast shutdown) and never starts writable again before pg_rewind
+// has made it follow the new primary; and a replica is promoted only after
+// both name it, which the pass writes only once the old primary's Pod is
+// gone (switchover) or after it has deleted it (failover).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "instance/instance_identity.hpp"
+#include "instance/instance_inputs.hpp"
+#include "instance/postgres_server.hpp"
+#include "instance/postgres_tools.hpp"
+
+namespace opctl::instance {
+
+struct ManagerOptions {
+  // A replica that has not streamed for this long while the primary answers
+  // has diverged from it (a timeline it cannot follow): it is stopped and rewound.
+  std::chrono::seconds stream_grace{15};
+  // pg_rewind failures in a row before the data directory is set aside and cloned anew.
+  int rewinds_before_reclone = 3;
+};
+
+class InstanceManager {
+ public:
+  InstanceManager(InstanceIdentity identity, InstanceEnvironment& environment, ManagerOptions options = {});
+
+  // One observation and at most one action; never throws an opctl::Error
+  // (failures become the reported error and are retried on the next step).
+  void step();
+  // SIGTERM: stop serving (not Ready), smart shutdown, fast after `smart_timeout`.
+  void shut_down(std::chrono::milliseconds smart_timeout, std::chrono::milliseconds fast_timeout);
+
+  // Serving its role: a primary accepting writes, a replica streaming.
+  bool ready() const { return ready_; }
+  // Set when PostgreSQL died under the manager: the caller exits non-zero,
+  // so the kubelet restarts the container and the pass can fail over meanwhile.
+  const std::optional<std::string>& fatal() const { return fatal_; }
+  const InstanceReport& last_report() const { return report_; }
+  PostgresServer& server() { return server_; }
+
+ private:
+  struct LocalState {
+    bool in_recovery = false;
+    std::string current_lsn, received_lsn, replay_lsn, timeline;
+    bool streaming = false;
+  };
+
+  void act(const Inputs& inputs);
+  void bootstrap_primary(const Inputs& inputs);
+  void clone_replica();
+  void start(const Inputs& inputs);
+  void rewind_before_following();
+  void serve_primary(const Inputs& inputs);
+  void serve_replica(const LocalState& local);
+  void sync_roles(const Credentials& credentials);
+  void sync_slots(const Inputs& inputs);
+  void sync_standby_names(const Inputs& inputs);
+  LocalState read_local_state() const;
+  bool primary_answers() const;
+  void write_passfile(const Credentials& credentials);
+  void write_hba();
+  bool has_data() const;
+  bool data_is_standby() const;
+  void send_report(const std::optional<LocalState>& local);
+
+  InstanceIdentity identity_;
+  InstanceEnvironment& environment_;
+  ManagerOptions options_;
+  PostgresTools tools_;
+  PostgresServer server_;
+
+  std::optional<Credentials> passfile_credentials_;
+  std::optional<Credentials> synced_credentials_;  // what the primary last set in PostgreSQL
+  bool needs_rewind_ = false;
+  int rewind_failures_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> not_streaming_since_;
+  std::chrono::steady_clock::time_point started_at_{};
+  bool ready_ = false;
+  std::string error_;
+  std::optional<std::string> fatal_;
+  InstanceReport report_;
+};
+
+}  // namespace opctl::instance

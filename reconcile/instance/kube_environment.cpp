@@ -1,0 +1,133 @@
+#include "instance/kube_environment.hpp"
+
+#include <fmt/format.h>
+
+#include "instance/instance_error.hpp"
+#include "kinds/cluster/cluster_names.hpp"
+#include "kube/api_error.hpp"
+#include "kube/base64.hpp"
+#include "kube/rest_mapper.hpp"
+
+namespace opctl::instance {
+namespace {
+
+namespace names = kinds::cluster;
+using model::Json;
+using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
+
+inline constexpr const char* k_field_manager = "opctl-instance";
+
+kube::ResourceInfo clusters_resource() {
+  kube::ResourceInfo info;
+  info.gvk = {names::k_group, names::k_version, "Cluster"};
+  info.resource = "clusters";
+  info.namespaced = true;
+  return info;
+}
+
+std::string text_at(const Json& object, const char* pointer) {
+  Json::json_pointer at(pointer);
+  return object.contains(at) && object[at].is_string() ? object[at].get<std::string>() : "";
+}
+
+int int_at(const Json& object, const char* pointer) {
+  Json::json_pointer at(pointer);
+  return object.contains(at) && object[at].is_number_integer() ? object[at].get<int>() : 0;
+}
+
+}  // namespace
+
+KubeEnvironment::KubeEnvironment(kube::ApiClient& client, InstanceIdentity identity)
+    : client_(client), identity_(std::move(identity)) {}
+
+std::optional<Credentials> KubeEnvironment::read_credentials() {
+  auto secrets = kube::core_v1_resource("Secret", "secrets", true);
+  std::vector<kube::HttpRequest> requests;
+  for (const auto& name : {names::superuser_secret(identity_.cluster), names::app_secret(identity_.cluster),
+                           names::replication_secret(identity_.cluster)})
+    requests.push_back(client_.get_request(secrets, identity_.namespace_name, name));
+  auto results = client_.execute(requests);
+  for (const auto& result : results)
+    if (!result.ok()) {
+      if (result.status.reason == kube::ApiReason::not_found) return std::nullopt;  // the pass creates it
+      throw kube::ApiError(result.status);
+    }
+  auto field = [](const Json& secret, const char* key) {
+    Json::json_pointer at(std::string("/data/") + key);
+    if (!secret.contains(at) || !secret[at].is_string()) return std::string();
+    return kube::base64_decode(secret[at].get<std::string>()).value_or("");
+  };
+  Credentials credentials;
+  credentials.superuser_password = field(results[0].object, "password");
+  credentials.app_user = field(results[1].object, "username");
+  credentials.app_password = field(results[1].object, "password");
+  credentials.app_database = field(results[1].object, "dbname");
+  credentials.replication_password = field(results[2].object, "password");
+  return credentials;
+}
+
+Inputs KubeEnvironment::observe() {
+  auto pods = kube::core_v1_resource("Pod", "pods", true);
+  kube::ListOptions options;
+  options.label_selector = fmt::format("{}={}", names::k_cluster_label, identity_.cluster);
+  std::vector<Json> items = client_.list(pods, identity_.namespace_name, options);
+  auto cluster =
+      client_.execute(client_.get_request(clusters_resource(), identity_.namespace_name, identity_.cluster));
+  if (!cluster.ok()) throw kube::ApiError(cluster.status);
+
+  Inputs inputs;
+  const Json* self = nullptr;
+  for (const auto& pod : items) {
+    std::string name = text_at(pod, "/metadata/name");
+    if (name == identity_.name) {
+      self = &pod;
+      continue;
+    }
+    if (!pod["metadata"].contains("deletionTimestamp")) inputs.peers.push_back(name);
+  }
+  if (self == nullptr)
+    throw InstanceError(fmt::format("this instance's Pod {} is not listed", identity_.name));
+  inputs.being_deleted = (*self)["metadata"].contains("deletionTimestamp");
+  std::string label = text_at(*self, (std::string("/metadata/labels/") + "opctl.io~1role").c_str());
+  std::string target = text_at(cluster.object, "/status/targetPrimary");
+  inputs.role = label == names::k_role_primary && target == identity_.name ? Role::primary : Role::replica;
+  inputs.min_sync_replicas = int_at(cluster.object, "/spec/minSyncReplicas");
+  inputs.max_sync_replicas = int_at(cluster.object, "/spec/maxSyncReplicas");
+
+  auto now = SteadyClock::now();
+  if (!credentials_ || now - credentials_read_at_ > 10s) {
+    if (auto fresh = read_credentials()) credentials_ = fresh;
+    credentials_read_at_ = now;
+  }
+  inputs.credentials = credentials_;
+  return inputs;
+}
+
+void KubeEnvironment::report(const InstanceReport& report) {
+  auto now = SteadyClock::now();
+  if (reported_ == report) return;
+  bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
+                        reported_->streaming == report.streaming && reported_->timeline == report.timeline;
+  if (only_positions && now - reported_at_ < 2s) return;
+  auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
+  Json annotations = {{names::k_instance_role_annotation, report.role},
+                      {names::k_current_lsn_annotation, value(report.current_lsn)},
+                      {names::k_received_lsn_annotation, value(report.received_lsn)},
+                      {names::k_replay_lsn_annotation, value(report.replay_lsn)},
+                      {names::k_timeline_annotation, value(report.timeline)},
+                      {names::k_streaming_annotation,
+                       report.role == "replica" ? Json(report.streaming ? "true" : "false") : Json(nullptr)},
+                      {names::k_instance_error_annotation, value(report.error)}};
+  kube::PatchOptions options;
+  options.field_manager = k_field_manager;
+  auto pods = kube::core_v1_resource("Pod", "pods", true);
+  auto result =
+      client_.execute(client_.patch_request(pods, identity_.namespace_name, identity_.name,
+                                            {{"metadata", {{"annotations", annotations}}}}, options));
+  if (!result.ok()) throw kube::ApiError(result.status);
+  reported_ = report;
+  reported_at_ = now;
+}
+
+}  // namespace opctl::instance

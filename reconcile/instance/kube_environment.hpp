@@ -1,0 +1,35 @@
+// The instance manager's inputs and reports through the Kubernetes API, with
+// the Pod's ServiceAccount (RBAC in opctl-cluster-kind(5)): each observe()
+// lists the Cluster's Pods and reads the Cluster (two requests); the Secrets
+// are read every 10 s; a report patches this Pod's annotations only when
+// something changed (positions at most every 2 s).
+#pragma once
+
+#include <chrono>
+#include <optional>
+
+#include "instance/instance_identity.hpp"
+#include "instance/instance_inputs.hpp"
+#include "kube/api_client.hpp"
+
+namespace opctl::instance {
+
+class KubeEnvironment : public InstanceEnvironment {
+ public:
+  KubeEnvironment(kube::ApiClient& client, InstanceIdentity identity);
+
+  Inputs observe() override;
+  void report(const InstanceReport& report) override;
+
+ private:
+  std::optional<Credentials> read_credentials();
+
+  kube::ApiClient& client_;
+  InstanceIdentity identity_;
+  std::optional<Credentials> credentials_;
+  std::chrono::steady_clock::time_point credentials_read_at_{};
+  std::optional<InstanceReport> reported_;
+  std::chrono::steady_clock::time_point reported_at_{};
+};
+
+}  // namespace opctl::instance

@@ -1,0 +1,109 @@
+#include "instance/postgres_settings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace opctl::instance {
+
+std::string socket_dir(const InstanceIdentity& identity) {
+  return identity.run_dir + "/socket";
+}
+
+std::string hba_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/pg_hba.conf";
+}
+
+std::string passfile_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/pgpass";
+}
+
+std::string slot_name(const std::string& instance) {
+  std::string slot = k_slot_prefix;
+  for (char c : instance)
+    slot += (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ? c : '_';
+  return slot;
+}
+
+std::string conninfo_value(const std::string& value) {
+  bool plain = !value.empty() && value.find_first_of(" '\\") == std::string::npos;
+  if (plain) return value;
+  std::string quoted = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "'";
+}
+
+std::string quote_identifier(const std::string& name) {
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::string primary_conninfo(const InstanceIdentity& identity, const std::string& user,
+                             const std::string& database) {
+  return fmt::format(
+      "host={} port={} user={} dbname={} passfile={} application_name={} connect_timeout=5 sslmode=prefer",
+      conninfo_value(identity.primary_host), identity.primary_port, conninfo_value(user),
+      conninfo_value(database), conninfo_value(passfile_path(identity)), conninfo_value(identity.name));
+}
+
+std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby) {
+  std::vector<std::string> command = {"postgres", "-D", identity.pgdata};
+  auto set = [&](const std::string& name, const std::string& value) {
+    command.push_back("-c");
+    command.push_back(name + "=" + value);
+  };
+  set("listen_addresses", identity.listen_addresses);
+  set("port", std::to_string(identity.port));
+  set("unix_socket_directories", socket_dir(identity));
+  set("unix_socket_permissions", "0700");
+  set("hba_file", hba_path(identity));
+  set("cluster_name", identity.name);
+  set("password_encryption", "scram-sha-256");
+  set("wal_level", "replica");
+  set("hot_standby", "on");
+  set("max_wal_senders", "10");
+  set("max_replication_slots", "10");
+  // pg_rewind needs hints or checksums; initdb turns checksums on, but a
+  // restored or upgraded data directory may lack them.
+  set("wal_log_hints", "on");
+  set("wal_keep_size", "128MB");
+  set("hot_standby_feedback", "on");
+  set("logging_collector", "off");
+  set("log_destination", "stderr");
+  set("shared_buffers", "64MB");
+  if (standby) {
+    set("primary_conninfo", primary_conninfo(identity, k_replication_user, "replication"));
+    set("primary_slot_name", slot_name(identity.name));
+    set("recovery_target_timeline", "latest");
+    set("wal_receiver_timeout", "10s");
+    set("wal_retrieve_retry_interval", "1s");
+  }
+  return command;
+}
+
+std::string hba_rules() {
+  return "# Written by opctl instance at every start; the file PostgreSQL reads (hba_file).\n"
+         "local all all trust\n"
+         "host replication streaming_replica all scram-sha-256\n"
+         "host all all all scram-sha-256\n";
+}
+
+std::string synchronous_standby_names(const std::vector<std::string>& peers, int streaming, int min_sync,
+                                      int max_sync) {
+  if (max_sync <= 0 || peers.empty()) return "";
+  int wanted = std::clamp(streaming, min_sync, max_sync);
+  wanted = std::clamp(wanted, 1, static_cast<int>(peers.size()));
+  std::vector<std::string> names;
+  for (const auto& peer : peers)
+    names.push_back(quote_identifier(peer));
+  return fmt::format("ANY {} ({})", wanted, fmt::join(names, ", "));
+}
+
+}  // namespace opctl::instance

@@ -1,0 +1,49 @@
+// What the instance manager tells PostgreSQL: the command line (per-instance
+// settings live there, not in PGDATA, because pg_basebackup and pg_rewind
+// copy configuration files between instances), the host-based access rules,
+// and the names of replication slots and synchronous standbys.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "instance/instance_identity.hpp"
+
+namespace opctl::instance {
+
+inline constexpr const char* k_replication_user = "streaming_replica";
+inline constexpr const char* k_superuser = "postgres";
+// Slots the manager owns carry this prefix; it never touches others.
+inline constexpr const char* k_slot_prefix = "_opctl_";
+
+std::string socket_dir(const InstanceIdentity& identity);
+std::string hba_path(const InstanceIdentity& identity);
+std::string passfile_path(const InstanceIdentity& identity);
+
+// The replication slot a replica streams through: "db-2" -> "_opctl_db_2".
+std::string slot_name(const std::string& instance);
+
+// Connection string to the primary, with the password from the passfile.
+std::string primary_conninfo(const InstanceIdentity& identity, const std::string& user,
+                             const std::string& database);
+
+// `postgres` and its arguments; `standby` adds what a replica streams with.
+std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby);
+
+// scram-sha-256 for every network connection; replication only for the
+// replication role; local (Unix socket) connections, which only processes of
+// this container's user can open (the socket directory is 0700), trusted.
+std::string hba_rules();
+
+// synchronous_standby_names for `peers` (the other instances): "ANY n (...)"
+// with n = the streaming standbys clamped to [min_sync, max_sync]; empty
+// (asynchronous) when max_sync is 0 or there is no peer.
+std::string synchronous_standby_names(const std::vector<std::string>& peers, int streaming, int min_sync,
+                                      int max_sync);
+
+// A libpq connection-string value, quoted when it needs to be.
+std::string conninfo_value(const std::string& value);
+// A SQL identifier, double-quoted.
+std::string quote_identifier(const std::string& name);
+
+}  // namespace opctl::instance

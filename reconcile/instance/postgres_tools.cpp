@@ -1,0 +1,149 @@
+#include "instance/postgres_tools.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "instance/instance_error.hpp"
+#include "instance/postgres_settings.hpp"
+#include "kube/child_process.hpp"
+
+namespace opctl::instance {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The last lines of a program's stderr: enough to say why, short enough for an annotation.
+std::string last_words(const std::string& err) {
+  std::string text = err;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+    text.pop_back();
+  if (text.size() > 400) text = "..." + text.substr(text.size() - 400);
+  for (char& c : text)
+    if (c == '\n') c = ' ';
+  return text;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string current;
+  for (char c : text) {
+    if (c == separator) {
+      parts.push_back(current);
+      current.clear();
+    } else {
+      current += c;
+    }
+  }
+  parts.push_back(current);
+  return parts;
+}
+
+}  // namespace
+
+std::string PostgresTools::run(const std::vector<std::string>& argv, const std::string& input,
+                               std::chrono::milliseconds timeout, const char* what) const {
+  kube::ProcessOptions options;
+  options.timeout = timeout;
+  options.input = input;
+  options.extra_env = {{"PGPASSFILE", passfile_path(identity_)}, {"PGCONNECT_TIMEOUT", "5"}, {"LC_ALL", "C"}};
+  kube::ProcessResult result = kube::run_process(argv, options);
+  if (result.timed_out)
+    throw InstanceError(fmt::format("{} did not finish in {}s", what, timeout.count() / 1000));
+  if (result.exit_code != 0)
+    throw InstanceError(
+        fmt::format("{} failed (exit {}): {}", what, result.exit_code, last_words(result.err)));
+  return result.out;
+}
+
+void PostgresTools::initdb(const std::string& directory, const std::string& superuser_password) const {
+  std::string password_file = identity_.run_dir + "/initdb-password";
+  {
+    std::ofstream out(password_file, std::ios::trunc);
+    out << superuser_password << "\n";
+  }
+  std::filesystem::permissions(password_file,
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  try {
+    run({"initdb", "--pgdata", directory, "--data-checksums", "--encoding", "UTF8", "--locale", "C",
+         "--username", k_superuser, "--pwfile", password_file, "--auth-local", "trust", "--auth-host",
+         "scram-sha-256"},
+        "", 300s, "initdb");
+  } catch (const InstanceError&) {
+    std::filesystem::remove(password_file);
+    throw;
+  }
+  std::filesystem::remove(password_file);
+}
+
+void PostgresTools::base_backup(const std::string& directory) const {
+  run({"pg_basebackup", "--pgdata", directory, "--host", identity_.primary_host, "--port",
+       std::to_string(identity_.primary_port), "--username", k_replication_user, "--wal-method", "stream",
+       "--checkpoint", "fast", "--no-password"},
+      "", 3600s, "pg_basebackup from the primary");
+}
+
+bool PostgresTools::rewind() const {
+  std::string source = fmt::format("host={} port={} user={} dbname=postgres passfile={} connect_timeout=5",
+                                   conninfo_value(identity_.primary_host), identity_.primary_port,
+                                   k_superuser, conninfo_value(passfile_path(identity_)));
+  std::string out = run({"pg_rewind", "--target-pgdata", identity_.pgdata, "--source-server", source}, "",
+                        3600s, "pg_rewind from the primary");
+  return out.find("no rewind required") == std::string::npos;
+}
+
+std::string PostgresTools::cluster_state() const {
+  std::string out = run({"pg_controldata", identity_.pgdata}, "", 30s, "pg_controldata");
+  for (const auto& line : split(out, '\n')) {
+    const std::string key = "Database cluster state:";
+    if (line.rfind(key, 0) == 0) {
+      std::string value = line.substr(key.size());
+      value.erase(0, value.find_first_not_of(' '));
+      return value;
+    }
+  }
+  throw InstanceError("pg_controldata printed no cluster state");
+}
+
+std::vector<Row> PostgresTools::query(const std::string& sql,
+                                      const std::map<std::string, std::string>& variables,
+                                      const std::string& database) const {
+  return psql({"--host", socket_dir(identity_), "--port", std::to_string(identity_.port), "--username",
+               k_superuser, "--dbname", database},
+              sql, variables);
+}
+
+std::vector<Row> PostgresTools::query_primary(const std::string& sql) const {
+  return psql({"--host", identity_.primary_host, "--port", std::to_string(identity_.primary_port),
+               "--username", k_superuser, "--dbname", "postgres", "--no-password"},
+              sql, {});
+}
+
+std::vector<Row> PostgresTools::psql(std::vector<std::string> connection, const std::string& sql,
+                                     const std::map<std::string, std::string>& variables) const {
+  std::vector<std::string> argv = {"psql",       "--no-psqlrc",    "--quiet",
+                                   "--no-align", "--tuples-only",  "--field-separator-zero",
+                                   "--set",      "ON_ERROR_STOP=1"};
+  argv.insert(argv.end(), connection.begin(), connection.end());
+  // Variables go through stdin (\set), so a password is never on a command line.
+  std::string input;
+  for (const auto& [name, value] : variables) {
+    std::string quoted = "'";
+    for (char c : value) {
+      if (c == '\'' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    input += fmt::format("\\set {} {}'\n", name, quoted);
+  }
+  input += sql + "\n";
+  std::string out = run(argv, input, 30s, "a query on PostgreSQL");
+  std::vector<Row> rows;
+  for (const auto& line : split(out, '\n')) {
+    if (line.empty()) continue;
+    rows.push_back(split(line, '\0'));
+  }
+  return rows;
+}
+
+}  // namespace opctl::instance

@@ -1,0 +1,216 @@
+// A primary and a replica, each a real PostgreSQL run by an InstanceManager
+// on 127.0.0.1, with the inputs the Kubernetes side would give them held in
+// memory. Every check reads PostgreSQL back through psql.
+#include <fmt/format.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "instance/instance_manager.hpp"
+#include "instance/postgres_settings.hpp"
+#include "kube/child_process.hpp"
+
+namespace opctl::instance {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class HeldInputs : public InstanceEnvironment {
+ public:
+  Inputs inputs;
+  std::vector<InstanceReport> reports;
+  Inputs observe() override { return inputs; }
+  void report(const InstanceReport& report) override { reports.push_back(report); }
+};
+
+Credentials credentials() {
+  return {"super-secret", "app", "app-password-1", "app", "replication-secret"};
+}
+
+struct Node {
+  InstanceIdentity identity;
+  HeldInputs environment;
+  std::unique_ptr<InstanceManager> manager;
+
+  Node(const fs::path& root, const std::string& name, int port, int primary_port) {
+    identity.cluster = "db";
+    identity.name = name;
+    identity.namespace_name = "test";
+    identity.pgdata = (root / name / "pgdata").string();
+    identity.run_dir = (root / name / "run").string();
+    identity.port = port;
+    identity.primary_host = "127.0.0.1";
+    identity.primary_port = primary_port;
+    identity.listen_addresses = "127.0.0.1";
+    fs::create_directories(identity.run_dir);
+    environment.inputs.credentials = credentials();
+    restart_manager();
+  }
+  // What a container restart does: a new manager, nothing remembered but the data.
+  void restart_manager() { manager = std::make_unique<InstanceManager>(identity, environment); }
+  void step() { manager->step(); }
+  bool ready() const { return manager->ready(); }
+  const InstanceReport& report() const { return manager->last_report(); }
+};
+
+class Loopback {
+ public:
+  Loopback() {
+    std::string pattern = (fs::temp_directory_path() / "opctl-loopback.XXXXXX").string();
+    root_ = mkdtemp(pattern.data());
+  }
+  ~Loopback() {
+    nodes_.clear();  // stops the servers first
+    fs::remove_all(root_);
+  }
+  Node& add(const std::string& name, int port, int primary_port, Role role) {
+    nodes_.push_back(std::make_unique<Node>(root_, name, port, primary_port));
+    nodes_.back()->environment.inputs.role = role;
+    return *nodes_.back();
+  }
+
+ private:
+  fs::path root_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+// Steps every node until `done`, failing with the last reports after `timeout`.
+void step_until(std::vector<Node*> nodes, const std::function<bool()>& done,
+                std::chrono::seconds timeout = 90s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (Node* node : nodes)
+      node->step();
+    if (done()) return;
+    std::this_thread::sleep_for(300ms);
+  }
+  std::string state;
+  for (Node* node : nodes)
+    state += fmt::format("\n  {}: role {} ready {} streaming {} error '{}'", node->identity.name,
+                         node->report().role, node->ready(), node->report().streaming, node->report().error);
+  FAIL("timed out; last reports:" << state);
+}
+
+// psql over TCP as `user`, the way an application connects.
+kube::ProcessResult sql_as(int port, const std::string& user, const std::string& password,
+                           const std::string& sql, const std::string& database = "app") {
+  kube::ProcessOptions options;
+  options.extra_env = {{"PGPASSWORD", password}, {"PGCONNECT_TIMEOUT", "5"}};
+  std::string connection =
+      fmt::format("host=127.0.0.1 port={} user={} {}", port, user,
+                  database.find('=') == std::string::npos ? "dbname=" + database : database + " dbname=app");
+  return kube::run_process({"psql", "--no-psqlrc", "-At", "-v", "ON_ERROR_STOP=1", connection, "-c", sql},
+                           options);
+}
+
+std::string app_sql(int port, const std::string& sql, const std::string& password = "app-password-1") {
+  auto result = sql_as(port, "app", password, sql);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  std::string out = result.out;
+  while (!out.empty() && out.back() == '\n')
+    out.pop_back();
+  return out;
+}
+
+std::string superuser_sql(Node& node, const std::string& sql) {
+  PostgresTools tools(node.identity);
+  auto rows = tools.query(sql);
+  return rows.empty() || rows[0].empty() ? "" : rows[0][0];
+}
+
+TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failover with rewind, passwords") {
+  Loopback loopback;
+  const int port_a = 56432, port_b = 56433;
+  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
+  a.environment.inputs.peers = {"db-2"};
+  b.environment.inputs.peers = {"db-1"};
+
+  // The primary bootstraps (initdb, roles, app database) before the replica can clone it.
+  step_until({&a}, [&] { return a.ready(); });
+  CHECK(a.report().role == "primary");
+  CHECK(superuser_sql(a, "SHOW data_checksums") == "on");
+  CHECK(superuser_sql(a, "SELECT rolreplication FROM pg_roles WHERE rolname = 'streaming_replica'") == "t");
+  CHECK(superuser_sql(a, "SELECT slot_name FROM pg_replication_slots") == "_opctl_db_2");
+  app_sql(port_a, "CREATE TABLE t (id int primary key); INSERT INTO t SELECT generate_series(1, 1000)");
+
+  // Wrong passwords are refused; replication connections only for the replication role.
+  auto wrong = sql_as(port_a, "app", "wrong", "SELECT 1");
+  CHECK(wrong.exit_code != 0);
+  CHECK(wrong.err.find("password authentication failed") != std::string::npos);
+  auto replication_as_app = sql_as(port_a, "app", "app-password-1", "IDENTIFY_SYSTEM", "replication=true");
+  CHECK(replication_as_app.exit_code != 0);
+  CHECK(replication_as_app.err.find("no pg_hba.conf entry for replication connection") != std::string::npos);
+
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  CHECK(b.report().role == "replica");
+  CHECK(b.report().streaming);
+  CHECK(superuser_sql(a, "SELECT application_name || ' ' || state FROM pg_stat_replication") ==
+        "db-2 streaming");
+  step_until({&a, &b}, [&] { return app_sql(port_b, "SELECT count(*) FROM t") == "1000"; });
+  // A replica is read-only.
+  CHECK(sql_as(port_b, "app", "app-password-1", "INSERT INTO t VALUES (0)").exit_code != 0);
+
+  // Synchronous replication: ANY 1 of the other instances.
+  a.environment.inputs.min_sync_replicas = 1;
+  a.environment.inputs.max_sync_replicas = 1;
+  step_until({&a, &b},
+             [&] { return superuser_sql(a, "SHOW synchronous_standby_names") == "ANY 1 (\"db-2\")"; });
+  app_sql(port_a, "INSERT INTO t SELECT generate_series(1001, 1100)");
+  CHECK(superuser_sql(a, "SELECT sync_state FROM pg_stat_replication") == "quorum");
+
+  // A new app password from the Secret: the new one works, the old one is refused.
+  Credentials changed = credentials();
+  changed.app_password = "app-password-2";
+  a.environment.inputs.credentials = changed;
+  b.environment.inputs.credentials = changed;
+  step_until({&a, &b}, [&] { return sql_as(port_a, "app", "app-password-2", "SELECT 1").exit_code == 0; });
+  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1").exit_code != 0);
+
+  // Failover: the primary's postmaster is killed; its manager gives up (the
+  // container would restart), the replica is named primary and promoted.
+  kill(a.manager->server().pid(), SIGKILL);
+  step_until(
+      {&a}, [&] { return a.manager->fatal().has_value(); }, 30s);
+  CHECK(a.manager->fatal()->find("killed by signal 9") != std::string::npos);
+  std::string timeline_before = b.report().timeline;
+  b.environment.inputs.role = Role::primary;
+  step_until({&b}, [&] { return b.ready() && b.report().role == "primary"; });
+  CHECK(std::stoi(b.report().timeline) == std::stoi(timeline_before) + 1);
+  CHECK(app_sql(port_b, "SELECT count(*) FROM t", "app-password-2") == "1100");
+  // The new primary writes on its own timeline before the old one comes back.
+  app_sql(port_b, "INSERT INTO t SELECT generate_series(1101, 1200)", "app-password-2");
+
+  // The old primary comes back (a new container) as a replica of the new one:
+  // pg_rewind, then streaming, then it has what the new primary wrote.
+  a.identity.primary_port = port_b;
+  a.environment.inputs.role = Role::replica;
+  a.restart_manager();
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  CHECK(a.report().role == "replica");
+  CHECK(a.report().timeline == b.report().timeline);
+  step_until({&a, &b}, [&] { return app_sql(port_a, "SELECT count(*) FROM t", "app-password-2") == "1200"; });
+  CHECK(superuser_sql(b, "SELECT application_name || ' ' || state FROM pg_stat_replication") ==
+        "db-1 streaming");
+
+  // A primary that is no longer named stops writing at once.
+  b.environment.inputs.role = Role::replica;
+  b.step();
+  CHECK_FALSE(b.manager->server().running());
+  CHECK_FALSE(b.ready());
+
+  // SIGTERM: a smart shutdown (fast after the timeout), nothing left running.
+  a.manager->shut_down(5s, 30s);
+  CHECK_FALSE(a.manager->server().running());
+  CHECK(a.report().role == "stopped");
+}
+
+}  // namespace
+}  // namespace opctl::instance
