@@ -38,7 +38,9 @@ build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
 test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion
                # the test node (tests/testenv --node) and the images it runs (tests/testenv/images)
                containerd runc containernetworking-plugins iptables iproute2 util-linux catatonit
-               mmdebstrap umoci skopeo buildah busybox-static)
+               mmdebstrap umoci skopeo buildah busybox-static
+               # the instance manager's loopback tests (tests/instance) and psql for the Cluster e2e tests
+               postgresql-15 postgresql-client-15)
 packages=("${build_packages[@]}")
 if [ "$test_deps" = 1 ]; then packages+=("${test_packages[@]}"); fi
 
