@@ -39,8 +39,8 @@ test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-opens
                # the test node (tests/testenv --node) and the images it runs (tests/testenv/images)
                containerd runc containernetworking-plugins iptables iproute2 util-linux catatonit
                mmdebstrap umoci skopeo buildah busybox-static
-               # psql for the data-plane suite (tests/e2e/test_cluster_dataplane.py)
-               postgresql-client-15)
+               # the instance manager's loopback tests (tests/instance) and psql for the Cluster e2e tests
+               postgresql-15 postgresql-client-15)
 packages=("${build_packages[@]}")
 if [ "$test_deps" = 1 ]; then packages+=("${test_packages[@]}"); fi
 

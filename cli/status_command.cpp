@@ -70,7 +70,8 @@ int run_status(StatusOptions& options) {
         Json::parse(annotations.value(apply::k_last_success_annotation, "null"), nullptr, false);
     std::map<std::string, int> by_kind;
     for (const auto& member : store.members(plan::ApplySetInventory::from_parent(*parent_object)))
-      by_kind[plan::GroupKind{plan::key_of_live(member).group, plan::key_of_live(member).kind}.to_string()] += 1;
+      by_kind[plan::GroupKind{plan::key_of_live(member).group, plan::key_of_live(member).kind}.to_string()] +=
+          1;
     status["inventory"] = by_kind;
     status["source"] = apply::recorded_set_source(*parent_object);
   } else {
@@ -90,10 +91,14 @@ int run_status(StatusOptions& options) {
   for (const auto& object : desired.objects) {
     if (!plan::is_custom_kind(object.gvk())) continue;
     const Json* current = live.find(object.key());
-    custom.push_back({{"object", object.api_version() + " " + object.key().kind + " " +
-                                     (object.namespace_name().empty() ? "" : object.namespace_name() + "/") +
-                                     object.name()},
-                      {"ready", current ? ready_condition(*current) : Json{{"status", "Missing"}}}});
+    Json entry = {{"object", object.api_version() + " " + object.key().kind + " " +
+                                 (object.namespace_name().empty() ? "" : object.namespace_name() + "/") +
+                                 object.name()},
+                  {"ready", current ? ready_condition(*current) : Json{{"status", "Missing"}}}};
+    // A Cluster's instances: role, position and lag, as their managers report them.
+    if (current && current->contains("status") && (*current)["status"].contains("instanceStates"))
+      entry["instances"] = (*current)["status"]["instanceStates"];
+    custom.push_back(std::move(entry));
   }
   status["customResources"] = custom;
 
@@ -101,20 +106,22 @@ int run_status(StatusOptions& options) {
     std::cout << status.dump(2) << "\n";
     return k_exit_ok;
   }
-  std::cout << fmt::format("ApplySet {} ({})\n", status["applySet"]["parent"].get<std::string>(), parent.id());
+  std::cout << fmt::format("ApplySet {} ({})\n", status["applySet"]["parent"].get<std::string>(),
+                           parent.id());
   if (!status["source"].get<std::string>().empty())
     std::cout << fmt::format("Source: {}\n", status["source"].get<std::string>());
   const Json& lease = status["lease"];
-  std::cout << (lease["held"].get<bool>() ? fmt::format("Lease: held by {} (renewed {})\n",
-                                                          lease["holder"].get<std::string>(),
-                                                          lease["renewTime"].get<std::string>())
-                                          : std::string("Lease: free\n"));
+  std::cout << (lease["held"].get<bool>()
+                    ? fmt::format("Lease: held by {} (renewed {})\n", lease["holder"].get<std::string>(),
+                                  lease["renewTime"].get<std::string>())
+                    : std::string("Lease: free\n"));
   if (status["lastRun"].is_object()) {
     const Json& run = status["lastRun"];
-    std::cout << fmt::format("Last run: {} at {} from {} ({} created, {} configured, {} unchanged, {} pruned, {} failed)\n",
-                             run.value("result", ""), run.value("time", ""), run.value("revision", ""),
-                             run.value("created", 0), run.value("configured", 0), run.value("unchanged", 0),
-                             run.value("pruned", 0), run.value("failed", 0));
+    std::cout << fmt::format(
+        "Last run: {} at {} from {} ({} created, {} configured, {} unchanged, {} pruned, {} failed)\n",
+        run.value("result", ""), run.value("time", ""), run.value("revision", ""), run.value("created", 0),
+        run.value("configured", 0), run.value("unchanged", 0), run.value("pruned", 0),
+        run.value("failed", 0));
   } else {
     std::cout << "Last run: none recorded\n";
   }
@@ -122,17 +129,34 @@ int run_status(StatusOptions& options) {
     std::cout << fmt::format("Last successful run: at {} from {}\n", success.value("time", ""),
                              success.value("revision", ""));
   int total = 0;
-  for (const auto& [kind, count] : status["inventory"].items()) total += count.get<int>();
+  for (const auto& [kind, count] : status["inventory"].items())
+    total += count.get<int>();
   std::cout << fmt::format("Inventory: {} objects\n", total);
-  for (const auto& [kind, count] : status["inventory"].items()) std::cout << fmt::format("  {:<40} {}\n", kind, count.get<int>());
-  std::cout << fmt::format("Drift: {}\n", drift.empty() ? "none, in sync" : fmt::format("{} objects", drift.size()));
-  for (const auto& line : drift) std::cout << "  " << line.get<std::string>() << "\n";
+  for (const auto& [kind, count] : status["inventory"].items())
+    std::cout << fmt::format("  {:<40} {}\n", kind, count.get<int>());
+  std::cout << fmt::format("Drift: {}\n",
+                           drift.empty() ? "none, in sync" : fmt::format("{} objects", drift.size()));
+  for (const auto& line : drift)
+    std::cout << "  " << line.get<std::string>() << "\n";
   if (!custom.empty()) {
     std::cout << "Custom resources:\n";
     for (const auto& entry : custom) {
       const Json& ready = entry["ready"];
-      std::cout << fmt::format("  {}: Ready={}{}\n", entry["object"].get<std::string>(), ready.value("status", ""),
-                               ready.value("reason", "").empty() ? "" : " (" + ready.value("reason", "") + ")");
+      std::cout << fmt::format(
+          "  {}: Ready={}{}\n", entry["object"].get<std::string>(), ready.value("status", ""),
+          ready.value("reason", "").empty() ? "" : " (" + ready.value("reason", "") + ")");
+      for (const auto& instance : entry.value("instances", Json::array())) {
+        std::string position = instance.value("currentLsn", instance.value("replayLsn", ""));
+        std::string lag = instance.contains("lagBytes")
+                              ? fmt::format(", lag {} bytes", instance["lagBytes"].get<long long>())
+                              : "";
+        std::string error =
+            instance.value("error", "").empty() ? "" : ", error: " + instance.value("error", "");
+        std::cout << fmt::format(
+            "    {:<20} {:<8} {:<9} timeline {:<3} lsn {}{}{}\n", instance.value("name", ""),
+            instance.value("role", "unknown"), instance.value("ready", false) ? "Ready" : "NotReady",
+            instance.value("timeline", "-"), position.empty() ? "-" : position, lag, error);
+      }
     }
   }
   return k_exit_ok;
@@ -142,8 +166,8 @@ int run_status(StatusOptions& options) {
 
 void register_status(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<StatusOptions>();
-  auto* command =
-      app.add_subcommand("status", "Show the inventory, drift, the last run, the lease and custom resources' Ready");
+  auto* command = app.add_subcommand(
+      "status", "Show the inventory, drift, the last run, the lease and custom resources' Ready");
   command->footer(
       "Examples:\n"
       "  opctl status --path manifests-example/\n"

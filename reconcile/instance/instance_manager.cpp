@@ -73,24 +73,34 @@ void InstanceManager::write_hba() {
 }
 
 void InstanceManager::step() {
-  std::optional<LocalState> local;
   server_.poll();
+  if (server_.exited_unexpectedly()) {
+    // PostgreSQL went away without being asked to: let the container restart.
+    fatal_ = "postgres " + server_.exit_description();
+    ready_ = false;
+    error_ = *fatal_;
+    send_report(std::nullopt);
+    return;
+  }
+  error_.clear();
   try {
-    if (server_.exited_unexpectedly()) {
-      // PostgreSQL went away without being asked to: let the container restart.
-      fatal_ = "postgres " + server_.exit_description();
-      ready_ = false;
-      error_ = *fatal_;
-      send_report(std::nullopt);
-      return;
-    }
-    Inputs inputs = environment_.observe();
-    error_.clear();
-    act(inputs);
+    inputs_ = environment_.observe();
   } catch (const Error& failure) {
-    error_ = failure.what();
+    // The API server is out of reach: keep serving in the role last seen
+    // (there is no way to learn of a new one), and say so.
+    error_ = std::string("cannot read the Cluster's state: ") + failure.what();
+  }
+  if (inputs_) {
+    try {
+      act(*inputs_);
+    } catch (const Error& failure) {
+      error_ = failure.what();
+      ready_ = false;
+    }
+  } else {
     ready_ = false;
   }
+  std::optional<LocalState> local;
   if (server_.running()) {
     try {
       local = read_local_state();

@@ -82,6 +82,7 @@ class InstanceManager {
   PostgresTools tools_;
   PostgresServer server_;
 
+  std::optional<Inputs> inputs_;  // the last inputs read
   std::optional<Credentials> passfile_credentials_;
   std::optional<Credentials> synced_credentials_;  // what the primary last set in PostgreSQL
   bool needs_rewind_ = false;

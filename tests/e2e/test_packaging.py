@@ -12,7 +12,7 @@ import yaml
 
 ROOT = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
 SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "install", "crds", "backup", "promote", "fetch",
-               "version", "completion"]
+               "version", "completion", "instance run", "instance ready"]
 
 
 def run(cluster, *args):
@@ -60,9 +60,9 @@ def test_man_page_renders_without_warnings(page):
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_every_flag_in_help_is_in_the_man_page(cluster, command):
-    help_text = run(cluster, command, "--help").stdout
+    help_text = run(cluster, *command.split(), "--help").stdout
     assert "Usage:" in help_text
-    page = (ROOT / "man" / f"opctl-{command}.1").read_text().replace("\\-", "-")
+    page = (ROOT / "man" / f"opctl-{command.split()[0]}.1").read_text().replace("\\-", "-")
     flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", help_text)) - {"--help"}
     missing = sorted(flag for flag in flags if flag not in page)
     assert not missing, f"opctl-{command}.1 lacks {missing}"

@@ -12,7 +12,7 @@ namespace {
 using model::Json;
 
 // Bumped whenever build_pod changes what it generates, so existing Pods roll.
-constexpr int k_pod_generator_version = 1;
+constexpr int k_pod_generator_version = 2;
 // CloudNativePG's default stopDelay: time for a clean (smart, then fast) shutdown.
 constexpr int k_termination_grace_seconds = 1800;
 
@@ -34,35 +34,33 @@ Json env_field(const char* name, const char* field_path) {
   return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", field_path}}}}}};
 }
 
-Json env_secret(const char* name, const std::string& secret, const char* key) {
-  return {{"name", name}, {"valueFrom", {{"secretKeyRef", {{"name", secret}, {"key", key}}}}}};
-}
-
 Json instance_labels(const ClusterSpec& spec, const std::string& instance) {
   return {{k_cluster_label, spec.name}, {k_instance_label, instance}};
 }
 
+// The instance manager (`opctl instance run`, in the instance image) is PID 1:
+// it reads its role, the Cluster and the Secrets through the API with the
+// Pod's ServiceAccount, so no password is in the environment.
 Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template) {
   Json env = Json::array({env_value("PGDATA", k_pgdata), env_value("PGPORT", std::to_string(k_postgres_port)),
                           env_field("POD_NAME", "metadata.name"),
                           env_field("NAMESPACE", "metadata.namespace"), env_value("CLUSTER_NAME", spec.name),
-                          env_value("OPCTL_PRIMARY_SERVICE", rw_service(spec.name)),
-                          env_value("POSTGRES_USER", "postgres"),
-                          env_secret("POSTGRES_PASSWORD", superuser_secret(spec.name), "password"),
-                          env_secret("OPCTL_APP_USER", app_secret(spec.name), "username"),
-                          env_secret("OPCTL_APP_PASSWORD", app_secret(spec.name), "password"),
-                          env_secret("OPCTL_APP_DATABASE", app_secret(spec.name), "dbname")});
+                          env_value("OPCTL_PRIMARY_SERVICE", rw_service(spec.name))});
   Json container = {
       {"name", "postgres"},
       {"image", pod_template.image},
+      {"command", Json::array({"opctl", "instance", "run"})},
       {"env", env},
       {"ports",
        Json::array({{{"name", "postgresql"}, {"containerPort", k_postgres_port}, {"protocol", "TCP"}}})},
       {"readinessProbe",
-       {{"exec", {{"command", {"pg_isready", "-h", "127.0.0.1", "-p", std::to_string(k_postgres_port)}}}},
-        {"periodSeconds", 10}}},
+       {{"exec", {{"command", Json::array({"opctl", "instance", "ready"})}}},
+        {"periodSeconds", 2},
+        {"timeoutSeconds", 5},
+        {"failureThreshold", 1}}},
       {"volumeMounts",
        Json::array({{{"name", "pgdata"}, {"mountPath", k_data_mount}},
+                    {{"name", "run"}, {"mountPath", k_run_mount}},
                     {{"name", "podinfo"}, {"mountPath", "/etc/opctl/podinfo"}, {"readOnly", true}}})}};
   if (!spec.resources.empty()) container["resources"] = spec.resources;
   return container;
@@ -138,7 +136,9 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
             {"terminationGracePeriodSeconds", k_termination_grace_seconds},
             {"affinity", anti_affinity(spec)},
             {"containers", Json::array({postgres_container(spec, pod_template)})},
-            {"volumes", Json::array({pvc_volume("pgdata", instance), podinfo})}}}};
+            {"volumes", Json::array({pvc_volume("pgdata", instance),
+                                     podinfo,
+                                     {{"name", "run"}, {"emptyDir", {{"medium", "Memory"}}}}})}}}};
 }
 
 Json carry_over_pod(const ClusterSpec& spec, const Json& live, const std::string& role) {
@@ -187,11 +187,14 @@ std::vector<Json> build_services(const ClusterSpec& spec) {
 }
 
 std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
+  // The instance manager lists the Cluster's Pods (its role label, its peers),
+  // patches its own Pod's annotations, and reads the Cluster and the Secrets.
   Json rules = Json::array(
       {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "watch", "patch"}}},
        {{"apiGroups", {""}},
         {"resources", {"secrets"}},
-        {"resourceNames", {app_secret(spec.name), superuser_secret(spec.name)}},
+        {"resourceNames",
+         {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)}},
         {"verbs", {"get", "watch"}}},
        {{"apiGroups", {k_group}},
         {"resources", {"clusters"}},

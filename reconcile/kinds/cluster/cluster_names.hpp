@@ -26,8 +26,9 @@ inline constexpr const char* k_backup_label = "opctl.io/backup";
 inline constexpr const char* k_spec_hash_annotation = "opctl.io/pod-spec-hash";
 inline constexpr const char* k_detached_annotation = "opctl.io/detached";
 // Written by the instance manager (`opctl instance run`) on its own Pod.
-inline constexpr const char* k_instance_role_annotation = "opctl.io/instance-role";  // primary|replica|stopped
-inline constexpr const char* k_current_lsn_annotation = "opctl.io/current-lsn";      // a primary's position
+inline constexpr const char* k_instance_role_annotation =
+    "opctl.io/instance-role";                                                    // primary|replica|stopped
+inline constexpr const char* k_current_lsn_annotation = "opctl.io/current-lsn";  // a primary's position
 inline constexpr const char* k_timeline_annotation = "opctl.io/timeline";
 inline constexpr const char* k_streaming_annotation = "opctl.io/streaming";  // a replica: "true" or "false"
 inline constexpr const char* k_received_lsn_annotation = "opctl.io/received-lsn";
@@ -42,6 +43,8 @@ inline constexpr const char* k_final_backup_finalizer = "opctl.io/final-backup";
 inline constexpr int k_postgres_port = 5432;
 inline constexpr const char* k_data_mount = "/var/lib/postgresql/data";
 inline constexpr const char* k_pgdata = "/var/lib/postgresql/data/pgdata";
+// The instance manager's socket, pg_hba.conf, passfile and readiness file (an emptyDir in memory).
+inline constexpr const char* k_run_mount = "/run/opctl";
 
 // "<cluster>-<serial>", the name of an instance's Pod and PVC.
 std::string instance_name(const std::string& cluster, int serial);

@@ -61,6 +61,7 @@ ReconcileResult ClusterPass::run() {
     status_.instance_names.push_back(instance.name);
     if (instance.ready()) ++status_.ready_instances;
   }
+  status_.instance_states = instance_states();
   status_.phase = plan_.phase;
   status_.phase_reason = plan_.phase_reason;
   result.status = status_.to_json();
@@ -145,6 +146,8 @@ std::vector<Json> ClusterPass::children() const {
   };
   out.push_back(app_secret_object(spec_, live_secret(app_secret(spec_.name)), context_.random));
   out.push_back(superuser_secret_object(spec_, live_secret(superuser_secret(spec_.name)), context_.random));
+  out.push_back(
+      replication_secret_object(spec_, live_secret(replication_secret(spec_.name)), context_.random));
   for (auto& service : build_services(spec_))
     out.push_back(std::move(service));
 
@@ -172,6 +175,36 @@ std::vector<Json> ClusterPass::children() const {
   }
   out.insert(out.end(), plan_.jobs.begin(), plan_.jobs.end());
   return out;
+}
+
+Json ClusterPass::instance_states() const {
+  std::optional<Lsn> primary_lsn;
+  if (const Instance* primary = view_.find(status_.current_primary);
+      primary != nullptr && primary->pod != nullptr)
+    primary_lsn = Lsn::parse(annotation_of(*primary->pod, k_current_lsn_annotation));
+  Json states = Json::array();
+  for (const auto& [serial, instance] : view_.instances) {
+    if (instance.pod == nullptr) continue;
+    const Json& pod = *instance.pod;
+    Json state = {{"name", instance.name}, {"ready", instance.ready()}};
+    auto put = [&](const char* key, const char* annotation) {
+      if (std::string value = annotation_of(pod, annotation); !value.empty()) state[key] = value;
+    };
+    put("role", k_instance_role_annotation);
+    put("timeline", k_timeline_annotation);
+    put("currentLsn", k_current_lsn_annotation);
+    put("receivedLsn", k_received_lsn_annotation);
+    put("replayLsn", k_replay_lsn_annotation);
+    put("error", k_instance_error_annotation);
+    if (std::string streaming = annotation_of(pod, k_streaming_annotation); !streaming.empty())
+      state["streaming"] = streaming == "true";
+    auto replayed = Lsn::parse(annotation_of(pod, k_replay_lsn_annotation));
+    if (primary_lsn && replayed && instance.name != status_.current_primary)
+      state["lagBytes"] =
+          primary_lsn->value() > replayed->value() ? primary_lsn->value() - replayed->value() : 0;
+    states.push_back(std::move(state));
+  }
+  return states;
 }
 
 std::vector<Condition> ClusterPass::conditions() const {

@@ -23,6 +23,9 @@
 
 namespace opctl::kinds::cluster {
 
+// How long a newly named primary may take to promote before it counts as failing.
+inline constexpr std::chrono::seconds k_promotion_grace{60};
+
 // What this pass decided; turned into children, status and conditions at the end.
 struct Plan {
   std::set<int> stop;    // serials whose Pod is deleted (recreated on a later pass, same volume)
@@ -72,6 +75,7 @@ class ClusterPass {
 
   // Primary changes.
   void adopt_primary_if_unknown();
+  bool promotion_under_way(const Instance* primary) const;
   void continue_switchover();
   bool continue_restart();
   void fail_over(const std::string& winner, const std::string& why);
@@ -100,6 +104,7 @@ class ClusterPass {
 
   std::vector<model::Json> children() const;
   std::vector<Condition> conditions() const;
+  model::Json instance_states() const;
 
   const ClusterSpec& spec_;
   const Observed& observed_;

@@ -71,6 +71,12 @@ bool ClusterPass::manage_primary() {
     requeue(std::chrono::seconds(10));
     return false;
   }
+  if (promotion_under_way(primary)) {
+    progress("WaitingForPrimary", "Promoting",
+             fmt::format("waiting for {} to finish its promotion and accept writes", target));
+    requeue(std::chrono::seconds(2));
+    return false;
+  }
   auto replicas = replica_reports(target);
   std::string state = describe_unhealthy(primary);
   if (replicas.empty()) {
@@ -102,6 +108,15 @@ bool ClusterPass::manage_primary() {
   fail_over(*election.winner, fmt::format("the primary {} was {} since {}; {}", target, state,
                                           status_.failing_since, election.message));
   return false;
+}
+
+bool ClusterPass::promotion_under_way(const Instance* primary) const {
+  // A replica just named primary is not Ready until its manager has promoted
+  // it: that is not a failure to fail over from again, for a while.
+  if (primary == nullptr || !primary->has_live_pod() || !postgres_running(*primary->pod)) return false;
+  if (annotation_of(*primary->pod, k_instance_role_annotation) == k_role_primary) return false;
+  auto since = parse_time(status_.current_primary_timestamp);
+  return since && now_ - *since < k_promotion_grace;
 }
 
 void ClusterPass::fail_over(const std::string& winner, const std::string& why) {
@@ -143,7 +158,7 @@ void ClusterPass::continue_switchover() {
   const Instance* next = view_.find(to);
   std::string promoted = to;
   std::string note;
-  if (next == nullptr || !next->ready()) {
+  if (next == nullptr || !next->promotable()) {
     Election election = elect_primary(replica_reports(from));
     if (!election.winner) {
       block("Switchover", election.reason,

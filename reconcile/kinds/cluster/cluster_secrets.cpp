@@ -70,4 +70,9 @@ Json superuser_secret_object(const ClusterSpec& spec, const Json* live, RandomSo
   return secret_object(spec, {superuser_secret(spec.name), "postgres", "*"}, live, random);
 }
 
+Json replication_secret_object(const ClusterSpec& spec, const Json* live, RandomSource& random) {
+  return secret_object(spec, {replication_secret(spec.name), "streaming_replica", "replication"}, live,
+                       random);
+}
+
 }  // namespace opctl::kinds::cluster

@@ -18,5 +18,7 @@ std::string rw_host(const ClusterSpec& spec);
 model::Json app_secret_object(const ClusterSpec& spec, const model::Json* live, RandomSource& random);
 // <cluster>-superuser: postgres, every database ("*").
 model::Json superuser_secret_object(const ClusterSpec& spec, const model::Json* live, RandomSource& random);
+// <cluster>-replication: streaming_replica, the role replicas clone and stream with.
+model::Json replication_secret_object(const ClusterSpec& spec, const model::Json* live, RandomSource& random);
 
 }  // namespace opctl::kinds::cluster

@@ -20,7 +20,7 @@ constexpr const char* k_identifier_pattern = "^[a-z_][a-z0-9_]{0,62}$";
 std::string check_image(const Json& value) {
   if (!value.is_string() || image_major_version(value.get<std::string>())) return "";
   return "the image tag must start with the PostgreSQL major version (10 or later), e.g. "
-         "ghcr.io/cloudnative-pg/postgresql:17.5, to tell a minor update from a major upgrade";
+         "ghcr.io/opctl/postgresql:15-0.1.0, to tell a minor update from a major upgrade";
 }
 
 std::string check_size(const Json& value) {
@@ -147,6 +147,17 @@ Schema cluster_spec_schema() {
                                   .describe("seconds the primary may be gone or not Ready before a failover")
                                   .minimum(0)
                                   .default_value(0))
+      .field("minSyncReplicas",
+             Schema::integer()
+                 .describe("the fewest replicas that must confirm a commit before it is acknowledged "
+                           "(synchronous replication); writes wait while fewer are streaming")
+                 .minimum(0)
+                 .default_value(0))
+      .field("maxSyncReplicas",
+             Schema::integer()
+                 .describe("the most replicas a commit waits for; 0: asynchronous replication")
+                 .minimum(0)
+                 .default_value(0))
       .field("bootstrap", bootstrap_schema())
       .field("finalBackup",
              backup_reference("When the Cluster is deleted, back up the primary's data into this "
@@ -197,6 +208,22 @@ Schema cluster_status_schema() {
       .field("recovery", std::move(recovery))
       .field("majorUpgrade", std::move(major_upgrade))
       .field("finalBackup", std::move(final_backup))
+      .field(
+          "instanceStates",
+          Schema::array(
+              Schema::object()
+                  .describe("what an instance's manager last reported on its Pod")
+                  .field("name", Schema::string())
+                  .field("role", Schema::string().describe("primary, replica or stopped: what PostgreSQL is"))
+                  .field("ready", Schema::boolean())
+                  .field("timeline", Schema::string())
+                  .field("currentLsn", Schema::string().describe("the primary's WAL position"))
+                  .field("receivedLsn", Schema::string().describe("a replica's last received position"))
+                  .field("replayLsn", Schema::string().describe("a replica's last replayed position"))
+                  .field("lagBytes",
+                         Schema::integer().describe("the primary's position minus the replayed one"))
+                  .field("streaming", Schema::boolean())
+                  .field("error", Schema::string())))
       .field("lastPromoteRequest",
              Schema::string().describe("the opctl.io/promote annotation last acted upon"))
       .field("observedGeneration", Schema::integer())
@@ -217,6 +244,20 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
     return issues;
   }
   cluster_spec_schema().validate(resource["spec"], "/spec", "spec", issues);
+  const Json& spec = resource["spec"];
+  if (issues.empty() && spec.is_object()) {
+    long long instances = integer_at(spec, "instances", 1);
+    long long min_sync = integer_at(spec, "minSyncReplicas", 0);
+    long long max_sync = integer_at(spec, "maxSyncReplicas", 0);
+    if (min_sync > max_sync)
+      issues.push_back({"/spec/minSyncReplicas", "spec.minSyncReplicas",
+                        fmt::format("{} is more than maxSyncReplicas ({})", min_sync, max_sync)});
+    if (max_sync > 0 && max_sync >= instances)
+      issues.push_back(
+          {"/spec/maxSyncReplicas", "spec.maxSyncReplicas",
+           fmt::format("{} must be less than instances ({}): a commit can only wait for replicas", max_sync,
+                       instances)});
+  }
   return issues;
 }
 
@@ -243,6 +284,8 @@ ClusterSpec parse_cluster_spec(const Json& resource) {
                                      ? PrimaryUpdateStrategy::supervised
                                      : PrimaryUpdateStrategy::unsupervised;
   spec.failover_delay = std::chrono::seconds(integer_at(body, "failoverDelay", 0));
+  spec.min_sync_replicas = static_cast<int>(integer_at(body, "minSyncReplicas", 0));
+  spec.max_sync_replicas = static_cast<int>(integer_at(body, "maxSyncReplicas", 0));
   const Json& bootstrap = child(body, "bootstrap");
   spec.database = string_at(child(bootstrap, "initdb"), "database", "app");
   spec.owner = string_at(child(bootstrap, "initdb"), "owner", "app");

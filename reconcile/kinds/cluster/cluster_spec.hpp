@@ -12,8 +12,10 @@
 
 namespace opctl::kinds::cluster {
 
-// CloudNativePG's operand image; its tag starts with the PostgreSQL major version.
-inline constexpr const char* k_default_image = "ghcr.io/cloudnative-pg/postgresql:17.5";
+// opctl's instance image (deploy/postgresql.Dockerfile): Debian's PostgreSQL 15
+// with `opctl instance` as PID 1. Its tag starts with the PostgreSQL major
+// version, then the opctl version whose instance manager it carries.
+inline constexpr const char* k_default_image = "ghcr.io/opctl/postgresql:15-0.1.0";
 
 enum class PrimaryUpdateMethod { switchover, restart };
 enum class PrimaryUpdateStrategy { unsupervised, supervised };
@@ -35,6 +37,10 @@ struct ClusterSpec {
   PrimaryUpdateMethod primary_update_method = PrimaryUpdateMethod::switchover;
   PrimaryUpdateStrategy primary_update_strategy = PrimaryUpdateStrategy::unsupervised;
   std::chrono::seconds failover_delay{0};
+  // Synchronous replication, as CloudNativePG's: the primary waits for
+  // ANY n of the replicas, n between these (0 and 0: asynchronous).
+  int min_sync_replicas = 0;
+  int max_sync_replicas = 0;
   long postgres_uid = 26;
   long postgres_gid = 26;
   std::string database = "app";

@@ -96,6 +96,7 @@ Json ClusterStatus::to_json() const {
     put(entry, "phase", final_backup->phase);
     out["finalBackup"] = entry;
   }
+  if (!instance_states.empty()) out["instanceStates"] = instance_states;
   put(out, "lastPromoteRequest", last_promote_request);
   put(out, "phase", phase);
   put(out, "phaseReason", phase_reason);

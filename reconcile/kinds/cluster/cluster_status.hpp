@@ -53,6 +53,7 @@ struct ClusterStatus {
   int instances = 0;
   int ready_instances = 0;
   std::vector<std::string> instance_names;
+  model::Json instance_states = model::Json::array();  // what each instance's manager reports
   std::string phase;
   std::string phase_reason;
 

@@ -69,10 +69,25 @@ std::string Instance::pod_spec_hash() const {
   return pod == nullptr ? "" : annotation_of(*pod, k_spec_hash_annotation);
 }
 
+bool postgres_running(const Json& pod) {
+  for (const auto& status : pod.value("/status/containerStatuses"_json_pointer, Json::array()))
+    if (status.is_object() && status.value("name", "") == "postgres")
+      return status.contains("state") && status["state"].is_object() && status["state"].contains("running");
+  return false;
+}
+
+bool Instance::promotable() const {
+  if (ready()) return true;
+  // A replica stops streaming (and so being Ready) when its primary goes: its
+  // manager still reports it running as a standby, which is what a failover needs.
+  return has_live_pod() && postgres_running(*pod) &&
+         annotation_of(*pod, k_instance_role_annotation) == k_role_replica;
+}
+
 ReplicaReport Instance::report() const {
   ReplicaReport report;
   report.name = name;
-  report.ready = ready();
+  report.ready = promotable();
   if (pod != nullptr) {
     report.error = annotation_of(*pod, k_instance_error_annotation);
     report.received = lsn_annotation(*pod, k_received_lsn_annotation);

@@ -17,6 +17,8 @@ std::string annotation_of(const model::Json& object, const char* key);
 bool is_terminating(const model::Json& object);
 // The Pod's Ready condition is True (and the Pod is not being deleted).
 bool pod_ready(const model::Json& pod);
+// The Pod's postgres container is running (the instance manager is up).
+bool postgres_running(const model::Json& pod);
 
 enum class JobState { running, succeeded, failed };
 JobState job_state(const model::Json& job);
@@ -31,6 +33,8 @@ struct Instance {
 
   bool has_live_pod() const { return pod != nullptr && !is_terminating(*pod); }
   bool ready() const { return has_live_pod() && pod_ready(*pod); }
+  // May be promoted: Ready, or a running standby whose primary went away.
+  bool promotable() const;
   // A Pod may be (re)created on this volume.
   bool volume_usable() const { return pvc != nullptr && !is_terminating(*pvc); }
   std::string pod_spec_hash() const;

@@ -23,7 +23,7 @@ TEST_CASE("the first pass creates instance 1 as the primary, the Services, the S
   CHECK(world.names("Pod") == std::vector<std::string>{"db-1"});
   CHECK(world.names("PersistentVolumeClaim") == std::vector<std::string>{"db-1"});
   CHECK(world.names("Service") == std::vector<std::string>{"db-r", "db-ro", "db-rw"});
-  CHECK(world.names("Secret") == std::vector<std::string>{"db-app", "db-superuser"});
+  CHECK(world.names("Secret") == std::vector<std::string>{"db-app", "db-replication", "db-superuser"});
   CHECK(world.names("ServiceAccount") == std::vector<std::string>{"db"});
   CHECK(world.names("Role") == std::vector<std::string>{"db"});
   CHECK(world.names("RoleBinding") == std::vector<std::string>{"db"});
@@ -98,7 +98,7 @@ TEST_CASE("passwords are generated once and never overwritten", "[cluster][secre
   Json app = world.child("Secret", "db-app");
   Json superuser = world.child("Secret", "db-superuser");
   int calls = world.random.calls;
-  CHECK(calls == 2);
+  CHECK(calls == 3);  // app, superuser, replication
   world.parent["spec"]["bootstrap"] = {{"initdb", {{"database", "shop"}, {"owner", "shop"}}}};
   world.settle();
   CHECK(world.random.calls == calls);

@@ -32,7 +32,7 @@ TEST_CASE("a minimal Cluster gets CloudNativePG's defaults, with switchover for 
   ClusterSpec spec = parse_cluster_spec(cluster);
   CHECK(spec.instances == 1);
   CHECK(spec.image_name == k_default_image);
-  CHECK(spec.major_version == 17);
+  CHECK(spec.major_version == 15);
   CHECK(spec.primary_update_method == PrimaryUpdateMethod::switchover);
   CHECK(spec.primary_update_strategy == PrimaryUpdateStrategy::unsupervised);
   CHECK(spec.failover_delay.count() == 0);

@@ -37,7 +37,7 @@ TEST_CASE("deleting a Cluster stops the instances, backs up the primary, then dr
   auto result = world.pass();
   CHECK(world.names("Pod").empty());
   CHECK(world.names("PersistentVolumeClaim") == Names{"db-1", "db-2", "db-3"});
-  CHECK(world.names("Secret") == Names{"db-app", "db-superuser"});
+  CHECK(world.names("Secret") == Names{"db-app", "db-replication", "db-superuser"});
   CHECK(result.finalizers == Finalizers{"opctl.io/final-backup"});
   CHECK(world.phase() == "FinalBackup");
 

@@ -1,0 +1,48 @@
+#include <catch2/catch.hpp>
+
+#include "instance/postgres_settings.hpp"
+
+using namespace opctl::instance;
+
+TEST_CASE("synchronous_standby_names waits for ANY n of the other instances", "[instance]") {
+  std::vector<std::string> peers = {"db-2", "db-3"};
+  CHECK(synchronous_standby_names(peers, 2, 0, 0).empty());  // asynchronous
+  CHECK(synchronous_standby_names({}, 0, 1, 1).empty());
+  CHECK(synchronous_standby_names(peers, 2, 1, 1) == "ANY 1 (\"db-2\", \"db-3\")");
+  CHECK(synchronous_standby_names(peers, 2, 1, 2) == "ANY 2 (\"db-2\", \"db-3\")");
+  // Fewer streaming than the minimum: still the minimum, so commits wait rather than lose safety.
+  CHECK(synchronous_standby_names(peers, 0, 1, 2) == "ANY 1 (\"db-2\", \"db-3\")");
+}
+
+TEST_CASE("slot names and connection strings", "[instance]") {
+  CHECK(slot_name("db-2") == "_opctl_db_2");
+  CHECK(conninfo_value("db-rw") == "db-rw");
+  CHECK(conninfo_value("it's here") == "'it\\'s here'");
+  CHECK(quote_identifier("a\"b") == "\"a\"\"b\"");
+  InstanceIdentity identity;
+  identity.name = "db-2";
+  identity.primary_host = "db-rw";
+  identity.run_dir = "/run/opctl";
+  std::string conninfo = primary_conninfo(identity, k_replication_user, "replication");
+  CHECK(conninfo.find("host=db-rw ") != std::string::npos);
+  CHECK(conninfo.find("application_name=db-2") != std::string::npos);
+  CHECK(conninfo.find("passfile=/run/opctl/pgpass") != std::string::npos);
+  CHECK(conninfo.find("password") == std::string::npos);
+}
+
+TEST_CASE("per-instance settings are on the command line, never in PGDATA", "[instance]") {
+  InstanceIdentity identity;
+  identity.name = "db-2";
+  identity.pgdata = "/data/pgdata";
+  identity.run_dir = "/run/opctl";
+  auto primary = postgres_command(identity, false);
+  auto standby = postgres_command(identity, true);
+  auto has = [](const std::vector<std::string>& command, const std::string& setting) {
+    return std::find(command.begin(), command.end(), setting) != command.end();
+  };
+  CHECK(has(primary, "hba_file=/run/opctl/pg_hba.conf"));
+  CHECK(has(primary, "cluster_name=db-2"));
+  CHECK_FALSE(has(primary, "primary_slot_name=_opctl_db_2"));
+  CHECK(has(standby, "primary_slot_name=_opctl_db_2"));
+  CHECK(hba_rules().find("host replication streaming_replica all scram-sha-256") != std::string::npos);
+}
