@@ -1,9 +1,12 @@
-"""PostgreSQL Clusters on the test node, for the data-plane suite: a Cluster driven by `opctl reconcile` passes,
-psql from the host into the node's network namespace (where Pod and Service IPs live), and a client that writes one
-row per connection and records which writes PostgreSQL acknowledged.
+"""PostgreSQL Clusters on the test node, for the data-plane suite: a Cluster driven by `opctl reconcile` passes, SQL
+against one instance or through a Service, and a client that writes one row per connection and records which writes
+PostgreSQL acknowledged.
 
-Everything is read back independently of opctl: Pods, Services and Secrets with kubectl, the database with the
-host's psql (Debian's postgresql-client-15). Nothing here writes a Pod's status, its readiness or its annotations:
+Two ways in: an instance by its Pod IP with the host's psql (Debian's postgresql-client-15) run inside the node's
+network namespace, which routes the Pod subnet; and a Service (-rw, -ro) from a client Pod in the test namespace
+(`kubectl exec` psql there), because the namespace has no route to the Service subnet: only Pods reach ClusterIPs,
+through kube-proxy, as an application would. Everything is read back independently of opctl: Pods, Services and
+Secrets with kubectl, the database with psql. Nothing here writes a Pod's status, its readiness or its annotations:
 the kubelet and the instance manager (`opctl instance run` in the image) do.
 """
 import base64
@@ -40,18 +43,53 @@ def serial(pod_name):
     return int(pod_name.rsplit("-", 1)[1])
 
 
-class Psql:
-    """psql from the host, run inside the node's network namespace."""
+def node_psql(host, sql, user, password, dbname, timeout=20):
+    """One psql call (one connection) from the host inside the node's network namespace: reaches Pod IPs, not
+    Service IPs. Returns the CompletedProcess; never raises on a SQL error."""
+    env = dict(os.environ, PGPASSWORD=password, PGCONNECT_TIMEOUT="5", PGAPPNAME="opctl-e2e")
+    env.pop("PGSERVICE", None)
+    command = ["timeout", "--kill-after=2", str(timeout), "nsenter", f"--net={NODE_NETNS}", "--",
+               "psql", f"host={host} port=5432 user={user} dbname={dbname}",
+               "--no-psqlrc", "-v", "ON_ERROR_STOP=1", "-Atc", sql]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout + 10)
 
-    @staticmethod
-    def run(host, sql, user, password, dbname, timeout=20):
-        """One psql call (one connection). Returns the CompletedProcess; never raises on a SQL error."""
-        env = dict(os.environ, PGPASSWORD=password, PGCONNECT_TIMEOUT="5", PGAPPNAME="opctl-e2e")
-        env.pop("PGSERVICE", None)
-        command = ["timeout", "--kill-after=2", str(timeout), "nsenter", f"--net={NODE_NETNS}", "--",
-                   "psql", f"host={host} port=5432 user={user} dbname={dbname}",
+
+class ClientPod:
+    """A Pod of the instance image that only sleeps, for psql through the Cluster's Services (ClusterIPs are
+    routed for Pods only). The password goes in on stdin, never on a command line."""
+
+    NAME = "psql-client"
+    # PGPASSWORD from the first line of stdin, then psql with the arguments.
+    SCRIPT = 'IFS= read -r PGPASSWORD; export PGPASSWORD PGCONNECT_TIMEOUT=5 PGAPPNAME=opctl-e2e; exec psql "$@"'
+
+    def __init__(self, cluster, namespace):
+        self.cluster, self.namespace = cluster, namespace
+        self.started = False
+
+    def start(self):
+        if self.started:
+            return
+        manifest = (f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {self.NAME}\n  namespace: {self.namespace}\n"
+                    f"spec:\n  terminationGracePeriodSeconds: 1\n  containers:\n  - name: psql\n"
+                    f"    image: {IMAGE}\n    imagePullPolicy: Never\n    command: [sleep, infinity]\n")
+        self.cluster.kubectl("apply", "-f", "-", input=manifest)
+        self.cluster.kubectl("wait", "--for=condition=Ready", f"pod/{self.NAME}", "-n", self.namespace,
+                             "--timeout=90s")
+        self.started = True
+
+    def run(self, host, sql, user, password, dbname, timeout=20):
+        """One psql call (one connection) in the client Pod. Returns the CompletedProcess; never raises on a SQL
+        error. A failure of kubectl exec itself also shows as a non-zero exit."""
+        self.start()
+        command = ["kubectl", "--kubeconfig", self.cluster.kubeconfig, "exec", "-i", "-n", self.namespace,
+                   self.NAME, "-c", "psql", "--", "timeout", "--kill-after=2", str(timeout),
+                   "bash", "-c", self.SCRIPT, "psql", f"host={host} port=5432 user={user} dbname={dbname}",
                    "--no-psqlrc", "-v", "ON_ERROR_STOP=1", "-Atc", sql]
-        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout + 10)
+        try:
+            return subprocess.run(command, capture_output=True, text=True, input=password + "\n",
+                                  timeout=timeout + 30)
+        except subprocess.TimeoutExpired as expired:
+            return subprocess.CompletedProcess(command, 124, "", f"kubectl exec timed out: {expired}")
 
 
 class PgCluster:
@@ -60,6 +98,7 @@ class PgCluster:
     def __init__(self, cluster, namespace, manifests, name="db"):
         self.cluster, self.namespace, self.manifests, self.name = cluster, namespace, manifests, name
         self.root = None
+        self.client = ClientPod(cluster, namespace)
         self.passes = []  # (seconds since the first pass, exit code, phase after it), for failure messages
         self.started = None
 
@@ -190,10 +229,10 @@ class PgCluster:
     # --- SQL ---
 
     def app_sql(self, sql, service="rw", password=None, timeout=20):
-        """SQL as the application owner (the -app Secret) through the -rw or -ro Service. Returns the
-        CompletedProcess."""
+        """SQL as the application owner (the -app Secret) through the -rw or -ro Service (its ClusterIP, from the
+        client Pod). Returns the CompletedProcess."""
         app = self.secret("app")
-        return Psql.run(self.service_ip(service), sql, app["username"], password or app["password"], app["dbname"],
+        return self.client.run(self.service_ip(service), sql, app["username"], password or app["password"], app["dbname"],
                         timeout=timeout)
 
     def app(self, sql, service="rw"):
@@ -205,7 +244,7 @@ class PgCluster:
     def on_pod(self, pod_name, sql, dbname="postgres"):
         """SQL as the superuser (the -superuser Secret) on one instance, by its Pod IP; asserts success."""
         superuser = self.secret("superuser")
-        result = Psql.run(self.pod_ip(pod_name), sql, superuser["username"], superuser["password"], dbname)
+        result = node_psql(self.pod_ip(pod_name), sql, superuser["username"], superuser["password"], dbname)
         assert result.returncode == 0, f"psql on {pod_name}: {sql!r} failed: {result.stderr}"
         return result.stdout.strip()
 
@@ -230,10 +269,10 @@ class PgCluster:
 
 
 class Writer:
-    """A client that inserts ids 1, 2, 3, ... into table writes through the -rw Service, one INSERT per psql call
-    (a new connection each time, as a client reconnecting after a failover would), and records the ids whose INSERT
-    PostgreSQL acknowledged (psql exited 0 and printed INSERT 0 1). Each call is bounded: a commit waiting for a
-    synchronous standby that never comes is killed and does not count as acknowledged."""
+    """A client that inserts ids 1, 2, 3, ... into table writes through the -rw Service (from the client Pod), one
+    INSERT per psql call (a new connection each time, as a client reconnecting after a failover would), and records
+    the ids whose INSERT PostgreSQL acknowledged (psql exited 0 and printed INSERT 0 1). Each call is bounded: a
+    commit waiting for a synchronous standby that never comes is killed and does not count as acknowledged."""
 
     TABLE = "CREATE TABLE writes (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())"
 
@@ -260,8 +299,8 @@ class Writer:
         next_id = 0
         while not self._stop.is_set():
             next_id += 1
-            result = Psql.run(self.host, f"INSERT INTO writes (id) VALUES ({next_id})", self.user, self.password,
-                              self.dbname, timeout=10)
+            result = self.db.client.run(self.host, f"INSERT INTO writes (id) VALUES ({next_id})", self.user,
+                                        self.password, self.dbname, timeout=10)
             if result.returncode == 0 and result.stdout.strip() == "INSERT 0 1":
                 self.acknowledged.append(next_id)
             else:
