@@ -159,6 +159,10 @@ def test_cronjob_identity_converges_the_example_under_the_generated_rbac(cluster
         parent = cluster.get_json("secret", f"opctl-{setname}", "-n", INSTALL_NAMESPACE)
         assert parent["metadata"]["annotations"]["applyset.kubernetes.io/tooling"].startswith("opctl/")
         assert cluster.exists("lease", f"opctl-{setname}", "-n", INSTALL_NAMESPACE)
+        # The generated RBAC lets the pass leave its Events on the parent.
+        events = cluster.get_json("events", "-n", INSTALL_NAMESPACE, "--field-selector",
+                                  f"involvedObject.name=opctl-{setname}")["items"]
+        assert {"ReconcileStarted", "ReconcileSucceeded"} <= {event["reason"] for event in events}, events
 
         second = cluster.opctl(*command, env=identity.env)
         assert second.returncode == 0, second.stdout + second.stderr
