@@ -71,6 +71,17 @@ bool ClusterPass::manage_primary() {
     requeue(std::chrono::seconds(10));
     return false;
   }
+  if (primary_shutting_down(primary)) {
+    // Its manager is shutting it down cleanly (smart, then fast), which sends
+    // every WAL record to the streaming replicas: promoting one only after
+    // that loses nothing, even without synchronous replication.
+    progress(
+        "FailingOver", "PrimaryShuttingDown",
+        fmt::format("the primary {} is being deleted; waiting for its clean shutdown before failing over",
+                    target));
+    requeue(std::chrono::seconds(2));
+    return false;
+  }
   if (promotion_under_way(primary)) {
     progress("WaitingForPrimary", "Promoting",
              fmt::format("waiting for {} to finish its promotion and accept writes", target));
@@ -108,6 +119,13 @@ bool ClusterPass::manage_primary() {
   fail_over(*election.winner, fmt::format("the primary {} was {} since {}; {}", target, state,
                                           status_.failing_since, election.message));
   return false;
+}
+
+bool ClusterPass::primary_shutting_down(const Instance* primary) const {
+  if (primary == nullptr || primary->pod == nullptr || primary->has_live_pod()) return false;
+  // A Pod stuck terminating (its node gone) is waited for only so long.
+  auto deleted = parse_time(primary->pod->value("/metadata/deletionTimestamp"_json_pointer, ""));
+  return deleted && now_ - *deleted < k_primary_shutdown_wait && postgres_running(*primary->pod);
 }
 
 bool ClusterPass::promotion_under_way(const Instance* primary) const {
