@@ -130,9 +130,9 @@ bool ClusterPass::primary_shutting_down(const Instance* primary) const {
 
 bool ClusterPass::promotion_under_way(const Instance* primary) const {
   // A replica just named primary is not Ready until its manager has promoted
-  // it: that is not a failure to fail over from again, for a while.
+  // it and set it up: that is not a failure to fail over from again, for a
+  // while, as long as its container runs.
   if (primary == nullptr || !primary->has_live_pod() || !postgres_running(*primary->pod)) return false;
-  if (annotation_of(*primary->pod, k_instance_role_annotation) == k_role_primary) return false;
   auto since = parse_time(status_.current_primary_timestamp);
   return since && now_ - *since < k_promotion_grace;
 }
