@@ -111,6 +111,10 @@ std::vector<Json> build_manifests(InstallCommandOptions& options,
   return install::install_manifests(options.install, rbac);
 }
 
+std::string default_image() {
+  return std::string("ghcr.io/opctl/opctl:") + k_version;
+}
+
 std::string describe(const Json& object) {
   std::string namespace_name = object["metadata"].value("namespace", "");
   return object.value("kind", "") + " " + (namespace_name.empty() ? "" : namespace_name + "/") +
@@ -166,6 +170,12 @@ int run_install(InstallCommandOptions& options) {
   if (options.install.repo.empty() && !options.common.quiet)
     std::cerr << "warning: the source is a local path; the CronJob will look for --path "
               << options.install.path << " inside its container: give --repo to fetch it from git\n";
+  // The default names where a release will live; nothing publishes it yet.
+  if (options.install.image == default_image() && !options.common.quiet)
+    std::cerr
+        << "note: the CronJob runs " << default_image()
+        << ", which no registry publishes yet: build deploy/Dockerfile, push it where the cluster pulls "
+           "from, and give --image\n";
   if (options.apply) return apply_manifests(manifests, options.common, connection);
   print_manifests(manifests, options.output);
   return k_exit_ok;
@@ -175,7 +185,7 @@ int run_install(InstallCommandOptions& options) {
 
 void register_install(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<InstallCommandOptions>();
-  options->install.image = std::string("ghcr.io/opctl/opctl:") + k_version;
+  options->install.image = default_image();
   auto* command = app.add_subcommand("install",
                                      "Print (or --apply) the CronJob, ServiceAccount, least-privilege RBAC "
                                      "and config to run opctl in-cluster");

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "apply/applyset_store.hpp"
+#include "apply/cluster_events.hpp"
 #include "apply/diff_pass.hpp"
 #include "apply/health_wait.hpp"
 #include "apply/lease_lock.hpp"
@@ -49,7 +50,9 @@ std::string resource_version(const Json& object) {
   return object.contains("metadata") ? object["metadata"].value("resourceVersion", "") : "";
 }
 
-bool crd_established(const Json& crd) { return assess_health(crd).state == HealthState::healthy; }
+bool crd_established(const Json& crd) {
+  return assess_health(crd).state == HealthState::healthy;
+}
 
 std::string rfc3339_now() {
   std::string micro = format_micro_time(std::chrono::system_clock::now());
@@ -62,7 +65,8 @@ class PassRunner {
       : client_(client),
         objects_(std::move(objects)),
         options_(options),
-        store_(client, options.applyset, options.tooling) {}
+        store_(client, options.applyset, options.tooling),
+        events_(client, options.events.on_warning) {}
 
   PassReport run() {
     report_.started = std::chrono::system_clock::now();
@@ -84,7 +88,11 @@ class PassRunner {
       // still finds what it applied when the next pass prunes; the run records
       // are carried as they are.
       RunRecords records = RunRecords::of(parent);
-      store_.write(previous_.merged_with(current_), records);
+      Json written = store_.write(previous_.merged_with(current_), records);
+      EventSubject subject{"Secret", options_.applyset.name, options_.applyset.namespace_name,
+                           written.is_object() ? written.value("/metadata/uid"_json_pointer, "") : ""};
+      events_.record(subject, "Normal", "ReconcileStarted",
+                     fmt::format("pass started{}: {} objects", revision_note(), objects_.size()));
       apply_waves(groups);
       bool pruned = false;
       if (report_.result == PassResult::succeeded && !stop_now() && options_.prune) pruned = prune();
@@ -96,6 +104,7 @@ class PassRunner {
       records.last_run = last_run_record();
       if (report_.result == PassResult::succeeded) records.last_success = records.last_run;
       store_.write(inventory, records);
+      record_outcome_event(subject);
     }
     report_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
     return std::move(report_);
@@ -226,7 +235,9 @@ class PassRunner {
     return false;
   }
 
-  std::optional<kube::ResourceInfo> resource_of(const Object& object) { return client_.mapper().find(object.gvk()); }
+  std::optional<kube::ResourceInfo> resource_of(const Object& object) {
+    return client_.mapper().find(object.gvk());
+  }
 
   // A CRD as the server holds it after this pass: the apply's answer, or live
   // when the apply was a no-op; nullptr when it failed.
@@ -268,8 +279,9 @@ class PassRunner {
         all_ok = false;
         std::string message = results[i].status.describe();
         if (results[i].status.reason == kube::ApiReason::conflict)
-          message += " (another field manager changed these fields: run with --force-conflicts to take them back, "
-                     "or stop setting them in git)";
+          message +=
+              " (another field manager changed these fields: run with --force-conflicts to take them back, "
+              "or stop setting them in git)";
         record(index, Action::failed, message);
         continue;
       }
@@ -282,7 +294,8 @@ class PassRunner {
       }
       // Only a CRD's answer is read again (Established, discovery); keeping every
       // answer of a first apply would hold a copy of the whole set.
-      if (objects_[index].kind() == "CustomResourceDefinition") applied_[index] = std::move(results[i].object);
+      if (objects_[index].kind() == "CustomResourceDefinition")
+        applied_[index] = std::move(results[i].object);
     }
     return all_ok;
   }
@@ -293,18 +306,21 @@ class PassRunner {
     auto deadline = std::min(deadline_, Clock::now() + options_.crd_established_timeout);
     std::vector<std::size_t> pending;
     for (auto index : members)
-      if (const Json* crd = applied(index); crd == nullptr || !crd_established(*crd)) pending.push_back(index);
+      if (const Json* crd = applied(index); crd == nullptr || !crd_established(*crd))
+        pending.push_back(index);
     while (!pending.empty() && Clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       std::vector<kube::HttpRequest> gets;
-      for (auto index : pending) gets.push_back(client_.get_request(*resource_of(objects_[index]), "", objects_[index].name()));
+      for (auto index : pending)
+        gets.push_back(client_.get_request(*resource_of(objects_[index]), "", objects_[index].name()));
       auto results = client_.execute(gets);
       std::vector<std::size_t> still;
       for (std::size_t i = 0; i < pending.size(); ++i)
         if (!results[i].ok() || !crd_established(results[i].object)) still.push_back(pending[i]);
       pending = std::move(still);
     }
-    for (auto index : pending) update(index, Action::failed, "CustomResourceDefinition did not become Established in time");
+    for (auto index : pending)
+      update(index, Action::failed, "CustomResourceDefinition did not become Established in time");
     // Discovery changes only when a CRD did: a no-op pass keeps what it knows
     // (a kind still missing later refreshes it anyway).
     bool changed = std::any_of(members.begin(), members.end(), [&](std::size_t index) {
@@ -350,13 +366,15 @@ class PassRunner {
       names.push_back(fmt::format("{} ({}: {})", key.to_string(), to_string(health.state), health.message));
     bool timed_out = result.outcome == WaitResult::Outcome::timed_out;
     report_.result = timed_out ? PassResult::timed_out : PassResult::unhealthy;
-    report_.message = fmt::format("{} in wave {}: {}", timed_out ? "timed out waiting for health" : "cannot become healthy",
-                                  wave, fmt::join(names, "; "));
+    report_.message =
+        fmt::format("{} in wave {}: {}", timed_out ? "timed out waiting for health" : "cannot become healthy",
+                    wave, fmt::join(names, "; "));
   }
 
   std::vector<plan::PruneCandidate> candidates() {
     std::set<model::ObjectKey> desired;
-    for (const auto& object : objects_) desired.insert(object.key());
+    for (const auto& object : objects_)
+      desired.insert(object.key());
     return plan::prune_candidates(store_.members(previous_.merged_with(current_)), desired);
   }
 
@@ -370,7 +388,8 @@ class PassRunner {
       keep_if_guarded(candidate);
       if (candidate.kept) {
         kept_.group_kinds.insert({candidate.key.group, candidate.key.kind});
-        if (!candidate.key.namespace_name.empty() && candidate.key.namespace_name != options_.applyset.namespace_name)
+        if (!candidate.key.namespace_name.empty() &&
+            candidate.key.namespace_name != options_.applyset.namespace_name)
           kept_.namespaces.insert(candidate.key.namespace_name);
         record_prune(candidate, Action::kept);
         continue;
@@ -385,22 +404,24 @@ class PassRunner {
           record_prune(*deletable[next], Action::skipped, "not pruned: interrupted");
         return false;
       }
-      int rank = plan::kind_rank(
-          model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""), deletable[next]->key.kind));
+      int rank = plan::kind_rank(model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""),
+                                                               deletable[next]->key.kind));
       std::vector<plan::PruneCandidate*> batch;
       std::vector<kube::HttpRequest> requests;
       while (next < deletable.size() &&
              plan::kind_rank(model::GroupVersionKind::from(deletable[next]->live.value("apiVersion", ""),
                                                            deletable[next]->key.kind)) == rank) {
         auto* candidate = deletable[next++];
-        auto gvk = model::GroupVersionKind::from(candidate->live.value("apiVersion", ""), candidate->key.kind);
+        auto gvk =
+            model::GroupVersionKind::from(candidate->live.value("apiVersion", ""), candidate->key.kind);
         auto info = client_.mapper().find(gvk);
         if (!info) continue;
         kube::DeleteOptions options;
         options.propagation_policy = options_.delete_propagation;
         options.precondition_uid = candidate->live["metadata"].value("uid", "");
         batch.push_back(candidate);
-        requests.push_back(client_.delete_request(*info, candidate->key.namespace_name, candidate->key.name, options));
+        requests.push_back(
+            client_.delete_request(*info, candidate->key.namespace_name, candidate->key.name, options));
       }
       auto results = send_writes(requests);
       for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -421,6 +442,29 @@ class PassRunner {
     return all_ok;
   }
 
+  std::string revision_note() const { return options_.revision.empty() ? "" : " from " + options_.revision; }
+
+  // The pass's end as an Event: counts, and the reason when it failed.
+  void record_outcome_event(const EventSubject& subject) {
+    std::string counts = fmt::format("{} created, {} configured, {} unchanged, {} pruned, {} failed",
+                                     report_.count(Action::created), report_.count(Action::configured),
+                                     report_.count(Action::unchanged), report_.count(Action::pruned),
+                                     report_.count(Action::failed));
+    if (report_.result == PassResult::succeeded) {
+      events_.record(subject, "Normal", "ReconcileSucceeded",
+                     fmt::format("applied{}: {}", revision_note(), counts));
+      return;
+    }
+    std::string reason = report_.result == PassResult::timed_out ? "ReconcileTimedOut" : "ReconcileFailed";
+    std::string why = report_.message.empty() ? "" : report_.message + "; ";
+    for (const auto& outcome : report_.outcomes)
+      if (outcome.action == Action::failed) {
+        why += fmt::format("{}: {}; ", outcome.key.to_string(), outcome.message);
+        break;
+      }
+    events_.record(subject, "Warning", reason, fmt::format("{}{}{}", why, counts, revision_note()));
+  }
+
   std::string last_run_record() const {
     Json record = {{"revision", options_.revision},
                    {"time", rfc3339_now()},
@@ -438,14 +482,20 @@ class PassRunner {
     const Object& object = objects_[index];
     long wave = 0;
     if (auto text = object.annotation(plan::k_wave_annotation); !text.empty()) wave = std::stol(text);
-    ObjectOutcome outcome{object.key(), object.api_version(), object.location(), wave, action, std::move(message), {}};
+    ObjectOutcome outcome{
+        object.key(), object.api_version(), object.location(), wave, action, std::move(message), {}};
     if (options_.events.on_outcome) options_.events.on_outcome(outcome);
     report_.outcomes.push_back(std::move(outcome));
   }
 
   void record_prune(const plan::PruneCandidate& candidate, Action action, std::string message = "") {
-    ObjectOutcome outcome{candidate.key, candidate.live.value("apiVersion", ""), {}, 0, action,
-                          message.empty() ? candidate.reason : std::move(message), {}};
+    ObjectOutcome outcome{candidate.key,
+                          candidate.live.value("apiVersion", ""),
+                          {},
+                          0,
+                          action,
+                          message.empty() ? candidate.reason : std::move(message),
+                          {}};
     if (options_.events.on_outcome) options_.events.on_outcome(outcome);
     report_.outcomes.push_back(std::move(outcome));
   }
@@ -462,6 +512,7 @@ class PassRunner {
   std::vector<Object> objects_;
   const PassOptions& options_;
   ApplySetStore store_;
+  ClusterEvents events_;
   LiveState live_;
   plan::ApplySetInventory previous_, current_, kept_;
   std::map<std::size_t, Json> applied_;  // the server's answers to CRD applies
@@ -473,37 +524,53 @@ class PassRunner {
 
 const char* to_string(Action action) {
   switch (action) {
-    case Action::created: return "created";
-    case Action::configured: return "configured";
-    case Action::unchanged: return "unchanged";
-    case Action::pruned: return "pruned";
-    case Action::kept: return "kept";
-    case Action::failed: return "failed";
-    case Action::skipped: return "skipped";
-    case Action::planned_create: return "would be created";
-    case Action::planned_update: return "would be configured";
-    case Action::planned_prune: return "would be pruned";
+    case Action::created:
+      return "created";
+    case Action::configured:
+      return "configured";
+    case Action::unchanged:
+      return "unchanged";
+    case Action::pruned:
+      return "pruned";
+    case Action::kept:
+      return "kept";
+    case Action::failed:
+      return "failed";
+    case Action::skipped:
+      return "skipped";
+    case Action::planned_create:
+      return "would be created";
+    case Action::planned_update:
+      return "would be configured";
+    case Action::planned_prune:
+      return "would be pruned";
   }
   return "unknown";
 }
 
 const char* to_string(PassResult result) {
   switch (result) {
-    case PassResult::succeeded: return "succeeded";
-    case PassResult::failed: return "failed";
-    case PassResult::timed_out: return "timed-out";
-    case PassResult::unhealthy: return "unhealthy";
-    case PassResult::interrupted: return "interrupted";
+    case PassResult::succeeded:
+      return "succeeded";
+    case PassResult::failed:
+      return "failed";
+    case PassResult::timed_out:
+      return "timed-out";
+    case PassResult::unhealthy:
+      return "unhealthy";
+    case PassResult::interrupted:
+      return "interrupted";
   }
   return "unknown";
 }
 
 std::size_t PassReport::count(Action action) const {
-  return static_cast<std::size_t>(
-      std::count_if(outcomes.begin(), outcomes.end(), [&](const auto& outcome) { return outcome.action == action; }));
+  return static_cast<std::size_t>(std::count_if(
+      outcomes.begin(), outcomes.end(), [&](const auto& outcome) { return outcome.action == action; }));
 }
 
-void resolve_scopes(kube::RestMapper& mapper, std::vector<Object>& objects, const std::string& default_namespace) {
+void resolve_scopes(kube::RestMapper& mapper, std::vector<Object>& objects,
+                    const std::string& default_namespace) {
   auto crd_scopes = scopes_from_crds(objects);
   std::vector<Problem> problems;
   for (auto& object : objects) {

@@ -9,7 +9,9 @@ namespace opctl::apply {
 using model::Json;
 
 namespace {
-kube::ResourceInfo secret_resource() { return kube::core_v1_resource("Secret", "secrets", true); }
+kube::ResourceInfo secret_resource() {
+  return kube::core_v1_resource("Secret", "secrets", true);
+}
 }  // namespace
 
 std::optional<Json> ApplySetStore::read() {
@@ -19,10 +21,11 @@ std::optional<Json> ApplySetStore::read() {
   const auto annotations = result.object["metadata"].value("annotations", Json::object());
   std::string tooling = annotations.value(plan::k_applyset_tooling_annotation, "");
   if (!tooling.empty() && !tooling.starts_with("opctl/"))
-    throw InvalidInputError({Problem{"", 0, "",
-                                     fmt::format("the ApplySet parent Secret {}/{} belongs to \"{}\", not opctl; "
-                                                 "choose another config name",
-                                                 parent_.namespace_name, parent_.name, tooling)}});
+    throw InvalidInputError(
+        {Problem{"", 0, "",
+                 fmt::format("the ApplySet parent Secret {}/{} belongs to \"{}\", not opctl; "
+                             "choose another config name",
+                             parent_.namespace_name, parent_.name, tooling)}});
   return result.object;
 }
 
@@ -32,7 +35,7 @@ RunRecords RunRecords::of(const std::optional<Json>& parent) {
   return {annotations.value(k_last_run_annotation, ""), annotations.value(k_last_success_annotation, "")};
 }
 
-void ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRecords& records) {
+Json ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRecords& records) {
   model::Object object = plan::applyset_parent_object(parent_, inventory, tooling_);
   if (!records.last_run.empty()) object.set_annotation(k_last_run_annotation, records.last_run);
   if (!records.last_success.empty()) object.set_annotation(k_last_success_annotation, records.last_success);
@@ -41,6 +44,7 @@ void ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRec
   options.force = true;  // the parent is opctl's own bookkeeping
   auto result = client_.execute(client_.apply_request(secret_resource(), object, options));
   if (!result.ok()) throw kube::ApiError(result.status);
+  return result.object;
 }
 
 std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventory) {
@@ -58,11 +62,13 @@ std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventor
       }
     if (!info) continue;  // the kind is gone (its CRD was deleted): nothing left to prune
     if (!info->namespaced) {
-      for (auto& item : client_.list(*info, "", options)) found.push_back(std::move(item));
+      for (auto& item : client_.list(*info, "", options))
+        found.push_back(std::move(item));
       continue;
     }
     for (const auto& namespace_name : namespaces)
-      for (auto& item : client_.list(*info, namespace_name, options)) found.push_back(std::move(item));
+      for (auto& item : client_.list(*info, namespace_name, options))
+        found.push_back(std::move(item));
   }
   return found;
 }

@@ -36,8 +36,8 @@ class ApplySetStore {
   std::optional<model::Json> read();
 
   // Server-side applies the parent with this inventory and these run
-  // records. Throws ApiError on failure.
-  void write(const plan::ApplySetInventory& inventory, const RunRecords& records);
+  // records; returns the parent as written. Throws ApiError on failure.
+  model::Json write(const plan::ApplySetInventory& inventory, const RunRecords& records);
 
   // The source every later write records on the parent (opctl.io/set-source); "" records none.
   void record_source(std::string source) { source_ = std::move(source); }

@@ -137,14 +137,15 @@ class Builder {
         rules.allow(group, resource, {"list"});
   }
 
-  // The Lease that keeps two runs apart and the ApplySet parent Secret that
-  // records the inventory, both in the config's namespace. Their `create`
+  // The Lease that keeps two runs apart, the ApplySet parent Secret that
+  // records the inventory and the Events about it, all in the config's namespace. Their `create`
   // cannot be limited to their names (see k_named_verbs).
   void add_bookkeeping() {
     PolicyRules& rules = rules_.namespaced[inputs_.config_namespace];
     std::string name = "opctl-" + inputs_.config_name;
     rules.allow("", "secrets", {"create"});
     rules.allow_named("", "secrets", {"get", "patch"}, name);
+    rules.allow("", "events", {"create"});  // each pass's story, on the parent (cluster_events.hpp)
     if (!inputs_.lease) return;
     rules.allow("coordination.k8s.io", "leases", {"create"});
     rules.allow_named("coordination.k8s.io", "leases", {"get", "update"}, name);

@@ -136,8 +136,11 @@ std::vector<Row> PostgresTools::psql(std::vector<std::string> connection, const 
     }
     input += fmt::format("\\set {} {}'\n", name, quoted);
   }
+  // The manager's own writes (roles, settings) never wait for synchronous
+  // standbys: a new primary's standbys are not streaming yet.
+  input += "SET synchronous_commit TO local;\n";
   input += sql + "\n";
-  std::string out = run(argv, input, 30s, "a query on PostgreSQL");
+  std::string out = run(argv, input, 10s, "a query on PostgreSQL");
   std::vector<Row> rows;
   for (const auto& line : split(out, '\n')) {
     if (line.empty()) continue;

@@ -159,6 +159,10 @@ def test_cronjob_identity_converges_the_example_under_the_generated_rbac(cluster
         parent = cluster.get_json("secret", f"opctl-{setname}", "-n", INSTALL_NAMESPACE)
         assert parent["metadata"]["annotations"]["applyset.kubernetes.io/tooling"].startswith("opctl/")
         assert cluster.exists("lease", f"opctl-{setname}", "-n", INSTALL_NAMESPACE)
+        # The generated RBAC lets the pass leave its Events on the parent.
+        events = cluster.get_json("events", "-n", INSTALL_NAMESPACE, "--field-selector",
+                                  f"involvedObject.name=opctl-{setname}")["items"]
+        assert {"ReconcileStarted", "ReconcileSucceeded"} <= {event["reason"] for event in events}, events
 
         second = cluster.opctl(*command, env=identity.env)
         assert second.returncode == 0, second.stdout + second.stderr
@@ -246,3 +250,13 @@ def test_help_has_examples_and_every_flag_is_in_the_man_page(cluster):
     flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]+)", help_text)) - {"--help"}
     missing = sorted(flag for flag in flags if flag not in page)
     assert not missing, f"opctl-install.1 lacks {missing}"
+
+
+def test_the_unpublished_default_image_is_called_out(cluster, namespace, manifests):
+    root = manifests({"cm.yaml": f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: {namespace}\n"})
+    default = cluster.opctl("install", "--path", str(root))
+    chosen = cluster.opctl("install", "--path", str(root), "--image", "registry.example/opctl:0.1.0")
+    assert default.returncode == 0 and chosen.returncode == 0, default.stderr + chosen.stderr
+    assert "no registry publishes yet" in default.stderr and "--image" in default.stderr, default.stderr
+    assert "no registry publishes" not in chosen.stderr, chosen.stderr
+    assert "image: registry.example/opctl:0.1.0" in chosen.stdout

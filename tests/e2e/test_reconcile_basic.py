@@ -176,3 +176,30 @@ contexts: [{name: nowhere, context: {cluster: c, user: u}}]
     assert "https://127.0.0.1:1" in result.stderr or "/api" in result.stderr
     assert "cannot reach the API server" in result.stderr
     assert "secret-token-value" not in result.stderr + result.stdout
+
+
+def test_each_pass_leaves_events_on_the_sets_parent(cluster, namespace, manifests):
+    """`kubectl get events` tells each run's story: started, then applied with counts, or failed with the reason."""
+    set_name = f"events-{namespace}"
+    immutable = (f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: frozen\n  namespace: {namespace}\n"
+                 "immutable: true\ndata:\n  key: {value}\n")
+    root = manifests({"cm.yaml": immutable.replace("{value}", "one")})
+    first = cluster.reconcile("--path", str(root), "--name", set_name)
+    assert first.returncode == 0, first.stderr
+
+    def events():
+        listed = cluster.get_json("events", "-A", "--field-selector", f"involvedObject.name=opctl-{set_name}")
+        return sorted(listed["items"], key=lambda event: event["metadata"]["name"])
+
+    story = [(event["type"], event["reason"]) for event in events()]
+    assert story == [("Normal", "ReconcileStarted"), ("Normal", "ReconcileSucceeded")], story
+    assert "1 created" in events()[-1]["message"]
+    assert events()[-1]["involvedObject"]["kind"] == "Secret"
+
+    # An immutable ConfigMap's data cannot change: the apply fails, and the Event says which object and why.
+    root = manifests({"cm.yaml": immutable.replace("{value}", "two")})
+    second = cluster.reconcile("--path", str(root), "--name", set_name)
+    assert second.returncode == 3, second.stdout + second.stderr
+    last = events()[-1]
+    assert (last["type"], last["reason"]) == ("Warning", "ReconcileFailed"), last
+    assert f"ConfigMap {namespace}/frozen" in last["message"] and "1 failed" in last["message"], last["message"]

@@ -25,6 +25,8 @@ namespace opctl::kinds::cluster {
 
 // How long a newly named primary may take to promote before it counts as failing.
 inline constexpr std::chrono::seconds k_promotion_grace{60};
+// How long a primary whose Pod is being deleted may take to shut down before a failover goes ahead anyway.
+inline constexpr std::chrono::seconds k_primary_shutdown_wait{60};
 
 // What this pass decided; turned into children, status and conditions at the end.
 struct Plan {
@@ -76,6 +78,7 @@ class ClusterPass {
   // Primary changes.
   void adopt_primary_if_unknown();
   bool promotion_under_way(const Instance* primary) const;
+  bool primary_shutting_down(const Instance* primary) const;
   void continue_switchover();
   bool continue_restart();
   void fail_over(const std::string& winner, const std::string& why);

@@ -71,6 +71,17 @@ bool ClusterPass::manage_primary() {
     requeue(std::chrono::seconds(10));
     return false;
   }
+  if (primary_shutting_down(primary)) {
+    // Its manager is shutting it down cleanly (smart, then fast), which sends
+    // every WAL record to the streaming replicas: promoting one only after
+    // that loses nothing, even without synchronous replication.
+    progress(
+        "FailingOver", "PrimaryShuttingDown",
+        fmt::format("the primary {} is being deleted; waiting for its clean shutdown before failing over",
+                    target));
+    requeue(std::chrono::seconds(2));
+    return false;
+  }
   if (promotion_under_way(primary)) {
     progress("WaitingForPrimary", "Promoting",
              fmt::format("waiting for {} to finish its promotion and accept writes", target));
@@ -110,11 +121,18 @@ bool ClusterPass::manage_primary() {
   return false;
 }
 
+bool ClusterPass::primary_shutting_down(const Instance* primary) const {
+  if (primary == nullptr || primary->pod == nullptr || primary->has_live_pod()) return false;
+  // A Pod stuck terminating (its node gone) is waited for only so long.
+  auto deleted = parse_time(primary->pod->value("/metadata/deletionTimestamp"_json_pointer, ""));
+  return deleted && now_ - *deleted < k_primary_shutdown_wait && postgres_running(*primary->pod);
+}
+
 bool ClusterPass::promotion_under_way(const Instance* primary) const {
   // A replica just named primary is not Ready until its manager has promoted
-  // it: that is not a failure to fail over from again, for a while.
+  // it and set it up: that is not a failure to fail over from again, for a
+  // while, as long as its container runs.
   if (primary == nullptr || !primary->has_live_pod() || !postgres_running(*primary->pod)) return false;
-  if (annotation_of(*primary->pod, k_instance_role_annotation) == k_role_primary) return false;
   auto since = parse_time(status_.current_primary_timestamp);
   return since && now_ - *since < k_promotion_grace;
 }

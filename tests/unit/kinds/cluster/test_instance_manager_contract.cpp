@@ -142,3 +142,37 @@ TEST_CASE("synchronous replication settings are checked against the instances", 
   CHECK(issues[0].field == "spec.maxSyncReplicas");
   CHECK(issues[0].message.find("less than instances (3)") != std::string::npos);
 }
+
+TEST_CASE("a primary whose Pod is being deleted shuts down cleanly before a replica is promoted",
+          "[cluster][instance]") {
+  World world = healthy_cluster();
+  world.pod("db-1")["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
+  world.set_ready("db-1", false);
+  world.pod("db-1")["status"]["containerStatuses"] = Json::array(
+      {{{"name", "postgres"}, {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
+  Json terminating = world.pod("db-1");
+  world.pass();
+  CHECK(world.status("targetPrimary") == "db-1");
+  CHECK(world.reason("Progressing") == "PrimaryShuttingDown");
+  // Still there (the kubelet is stopping it), until its manager has stopped PostgreSQL: then the best replica
+  // takes over.
+  world.children["Pod/db-1"] = terminating;
+  world.pod("db-1")["status"]["containerStatuses"][0]["state"] = {{"terminated", {{"exitCode", 0}}}};
+  world.pass();
+  CHECK(world.status("targetPrimary") == "db-3");
+}
+
+TEST_CASE("a primary stuck terminating is failed over from after a while", "[cluster][instance]") {
+  World world = healthy_cluster();
+  world.pod("db-1")["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
+  world.set_ready("db-1", false);
+  world.pod("db-1")["status"]["containerStatuses"] = Json::array(
+      {{{"name", "postgres"}, {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
+  Json terminating = world.pod("db-1");
+  world.pass();
+  CHECK(world.status("targetPrimary") == "db-1");
+  world.children["Pod/db-1"] = terminating;
+  world.clock.advance(std::chrono::seconds(61));
+  world.pass();
+  CHECK(world.status("targetPrimary") == "db-3");
+}
