@@ -198,6 +198,9 @@ void InstanceManager::rewind_before_following() {
 
 void InstanceManager::start(const Inputs& inputs) {
   write_hba();
+  // The kubelet's fsGroup handling may have opened the volume to the group:
+  // PostgreSQL refuses a data directory that is not 0700 (or 0750).
+  fs::permissions(identity_.pgdata, fs::perms::owner_all, fs::perm_options::replace);
   bool standby = true;
   if (inputs.role == Role::replica) {
     // Data that ran as a primary (no standby.signal) may hold WAL the new

@@ -94,9 +94,12 @@ Json child_metadata(const ClusterSpec& spec, const std::string& name) {
 }
 
 Json pod_security_context(const ClusterSpec& spec) {
+  // OnRootMismatch: a recreated instance's volume is not walked file by file
+  // (slow on a large database, and it would open PGDATA to the group).
   return {{"runAsUser", spec.postgres_uid},
           {"runAsGroup", spec.postgres_gid},
           {"fsGroup", spec.postgres_gid},
+          {"fsGroupChangePolicy", "OnRootMismatch"},
           {"runAsNonRoot", spec.postgres_uid != 0}};
 }
 
