@@ -130,9 +130,11 @@ bool ClusterPass::primary_shutting_down(const Instance* primary) const {
 
 bool ClusterPass::promotion_under_way(const Instance* primary) const {
   // A replica just named primary is not Ready until its manager has promoted
-  // it and set it up: that is not a failure to fail over from again, for a
-  // while, as long as its container runs.
+  // it: that is not a failure to fail over from again, for a while.
   if (primary == nullptr || !primary->has_live_pod() || !postgres_running(*primary->pod)) return false;
+  // Still a standby: the manager has not promoted it yet. A primary that
+  // reports itself stopped (crashed) is failing, whenever it was named.
+  if (annotation_of(*primary->pod, k_instance_role_annotation) != k_role_replica) return false;
   auto since = parse_time(status_.current_primary_timestamp);
   return since && now_ - *since < k_promotion_grace;
 }
