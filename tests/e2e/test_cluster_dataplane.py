@@ -166,9 +166,15 @@ def test_scale_3_to_5_to_2_never_removes_the_primary_and_keeps_the_data(db):
     wait_for_rows(db, "db-6", "SELECT count(*) FROM items", "1000")
 
 
-def failover(db, disrupt):
+def restarts(db, pod_name):
+    statuses = db.pods()[pod_name].get("status", {}).get("containerStatuses", [])
+    return sum(status.get("restartCount", 0) for status in statuses)
+
+
+def failover(db, disrupt, may_restart_in_place=False):
     """A Healthy 3-instance Cluster with one synchronous standby, a writer, then disrupt(primary) and passes until
-    a replica is primary and the old primary streams from it again. Returns (old, new)."""
+    a replica is primary and the old primary streams from it again, or, with may_restart_in_place, until the old
+    primary's container was restarted and it serves again as the primary. Returns (old, new)."""
     started(db, extra=SYNC)
     standbys = db.on_pod("db-1", "SHOW synchronous_standby_names")
     assert standbys.startswith("ANY 1 (") and "db-2" in standbys and "db-3" in standbys, standbys
@@ -179,15 +185,20 @@ def failover(db, disrupt):
     try:
         writer.wait_for_acks(50)
         old = db.status()["currentPrimary"]
+        restarts_before = restarts(db, old)
         disrupt(old)
 
-        def failed_over_and_rejoined():
+        def recovered():
             new = db.status().get("currentPrimary")
-            return new not in (None, old) and db.healthy_and_streaming() and db.role(old) == "replica"
+            if new == old:
+                return may_restart_in_place and restarts(db, old) > restarts_before and db.healthy_and_streaming()
+            return new is not None and db.healthy_and_streaming() and db.role(old) == "replica"
 
-        db.passes_until(failed_over_and_rejoined, f"failed over from {old} with {old} back as a replica")
+        what = f"failed over from {old} with {old} back as a replica" + (
+            f", or {old} restarted in place" if may_restart_in_place else "")
+        db.passes_until(recovered, what)
         new = db.status()["currentPrimary"]
-        assert new in ("db-2", "db-3")
+        assert new in (("db-1", "db-2", "db-3") if may_restart_in_place else ("db-2", "db-3"))
         assert_serving(db, new)
         assert db.pod_names() == ["db-1", "db-2", "db-3"]
         writer.wait_for_acks(20)  # writes resume through -rw on the new primary
@@ -206,8 +217,14 @@ def kill_postmaster(db):
     return disrupt
 
 
-def test_failover_when_the_primary_postgres_is_killed_loses_no_acknowledged_write(db):
-    failover(db, kill_postmaster(db))
+def test_when_the_primary_postgres_is_killed_it_restarts_in_place_or_fails_over_and_loses_no_acknowledged_write(db):
+    # opctl-cluster-kind(5): the manager exits, the kubelet restarts the container, and "a pass may fail over
+    # meanwhile". Measured on the node (2026-12-01): with main at a2dc688 the restarted primary was back before
+    # any pass failed over (2 runs of 2); an earlier build failed over instead. Either way nothing acknowledged may
+    # be lost and every replica streams again.
+    old, new = failover(db, kill_postmaster(db), may_restart_in_place=True)
+    if new == old:
+        assert db.on_pod(old, "SELECT timeline_id FROM pg_control_checkpoint()") == "1"  # no promotion happened
 
 
 def test_failover_when_the_primary_pod_is_deleted_loses_no_acknowledged_write(db):
