@@ -64,7 +64,9 @@ int run_instance(InstanceOptions& options) {
     sigaddset(&signals, number);
   sigprocmask(SIG_BLOCK, &signals, nullptr);
 
-  ClusterConnection connection = connect(CommonOptions{});
+  // Kubeconfig and context from the environment: in a Pod, the ServiceAccount.
+  CommonOptions connection_options;
+  ClusterConnection connection = connect(connection_options);
   instance::KubeEnvironment environment(*connection.client, identity);
   instance::InstanceManager manager(identity, environment);
   instance::publish_readiness(identity.run_dir, false, "");

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "build_info.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "model/error.hpp"
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   using namespace opctl;
   CLI::App app{"opctl: fetch manifests, diff them against the cluster, and reconcile it", "opctl"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "opctl version", "Print the version and exit");
+  app.set_version_flag("--version", std::string("opctl ") + cli::k_version, "Print the version and exit");
   cli::CommandAction action;
   cli::register_version(app, action);
   cli::register_reconcile(app, action);

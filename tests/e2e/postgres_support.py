@@ -184,6 +184,9 @@ class PgCluster:
     def status(self):
         return self.resource().get("status", {})
 
+    def condition(self, kind):
+        return next((c for c in self.status().get("conditions", []) if c["type"] == kind), {})
+
     def spec_instances(self):
         return self.resource()["spec"]["instances"]
 

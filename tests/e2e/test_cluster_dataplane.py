@@ -217,14 +217,15 @@ def kill_postmaster(db):
     return disrupt
 
 
-def test_when_the_primary_postgres_is_killed_it_restarts_in_place_or_fails_over_and_loses_no_acknowledged_write(db):
-    # opctl-cluster-kind(5): the manager exits, the kubelet restarts the container, and "a pass may fail over
-    # meanwhile". Measured on the node (2026-12-01): with main at a2dc688 the restarted primary was back before
-    # any pass failed over (2 runs of 2); an earlier build failed over instead. Either way nothing acknowledged may
-    # be lost and every replica streams again.
-    old, new = failover(db, kill_postmaster(db), may_restart_in_place=True)
-    if new == old:
-        assert db.on_pod(old, "SELECT timeline_id FROM pg_control_checkpoint()") == "1"  # no promotion happened
+def test_when_the_primary_postgres_is_killed_a_replica_is_promoted_and_no_acknowledged_write_is_lost(db):
+    # opctl-cluster-kind(5): the manager exits, the kubelet restarts the container; with failoverDelay 0 the crash
+    # itself (the container's last exit) is the failure, so a pass fails over even when the restarted primary was
+    # back before any pass saw it not Ready. The old primary rejoins as a replica through pg_rewind.
+    old, new = failover(db, kill_postmaster(db))
+    assert new != old
+    # The promotion opened a new timeline: the new primary writes WAL segments of timeline 2 or later.
+    segment = db.on_pod(new, "SELECT pg_walfile_name(pg_current_wal_lsn())")
+    assert int(segment[:8], 16) >= 2, segment
 
 
 def test_failover_when_the_primary_pod_is_deleted_loses_no_acknowledged_write(db):
@@ -300,6 +301,15 @@ def test_a_supervised_update_waits_for_opctl_promote_then_switches_over_and_lose
         db.reconcile()  # nothing moves without the user
         assert db.status()["phase"] == "WaitingForUser" and db.rw_endpoints() == ["db-1"]
         assert not db.in_recovery("db-1")
+        # A request for an instance that does not exist is recorded, reported and ignored; a name that is not
+        # an instance of db is refused before anything is recorded.
+        bad = db.cluster.opctl("promote", "db", "db-9", "--kubeconfig", db.cluster.kubeconfig, "-n", db.namespace)
+        assert bad.returncode == 0, bad.stderr
+        db.reconcile()
+        assert db.rw_endpoints() == ["db-1"] and "was ignored" in db.condition("Progressing")["message"]
+        invalid = db.cluster.opctl("promote", "db", "web-2", "--kubeconfig", db.cluster.kubeconfig,
+                                   "-n", db.namespace)
+        assert invalid.returncode == 2 and "not an instance of db" in invalid.stderr
         promote = db.cluster.opctl("promote", "db", "2", "--kubeconfig", db.cluster.kubeconfig, "-n", db.namespace)
         assert promote.returncode == 0, promote.stderr
         db.passes_until(lambda: db.status().get("currentPrimary") == "db-2" and db.healthy_and_streaming()

@@ -27,6 +27,8 @@ namespace opctl::kinds::cluster {
 inline constexpr std::chrono::seconds k_promotion_grace{60};
 // How long a primary whose Pod is being deleted may take to shut down before a failover goes ahead anyway.
 inline constexpr std::chrono::seconds k_primary_shutdown_wait{60};
+// How long a primary's crash counts as a reason to fail over, once its container runs again.
+inline constexpr std::chrono::seconds k_crash_memory{60};
 
 // What this pass decided; turned into children, status and conditions at the end.
 struct Plan {
@@ -79,6 +81,9 @@ class ClusterPass {
   void adopt_primary_if_unknown();
   bool promotion_under_way(const Instance* primary) const;
   bool primary_shutting_down(const Instance* primary) const;
+  // When the primary's PostgreSQL last died (its container exited non-zero)
+  // since it became the primary, recently; nullopt otherwise or with a failoverDelay.
+  std::optional<TimePoint> crashed_while_primary(const Instance* primary) const;
   void continue_switchover();
   bool continue_restart();
   void fail_over(const std::string& winner, const std::string& why);

@@ -61,7 +61,10 @@ bool ClusterPass::manage_primary() {
   const std::string target = status_.target_primary;
   plan_.primary = target;
   const Instance* primary = view_.find(target);
-  if (primary != nullptr && primary->ready()) {
+  std::optional<TimePoint> crashed = crashed_while_primary(primary);
+  // A crashed primary that is back, with no replica to take over, keeps serving.
+  if (crashed && primary->ready() && !elect_primary(replica_reports(target)).winner) crashed.reset();
+  if (primary != nullptr && primary->ready() && !crashed) {
     set_current(target);
     status_.failing_since.clear();
     return true;
@@ -89,7 +92,8 @@ bool ClusterPass::manage_primary() {
     return false;
   }
   auto replicas = replica_reports(target);
-  std::string state = describe_unhealthy(primary);
+  std::string state =
+      crashed ? "crashed (PostgreSQL exited; its container restarted)" : describe_unhealthy(primary);
   if (replicas.empty()) {
     status_.failing_since.clear();
     progress("WaitingForPrimary", "PrimaryNotReady",
@@ -97,7 +101,7 @@ bool ClusterPass::manage_primary() {
     requeue(std::chrono::seconds(10));
     return false;
   }
-  if (status_.failing_since.empty()) status_.failing_since = format_time(now_);
+  if (status_.failing_since.empty()) status_.failing_since = format_time(crashed.value_or(now_));
   TimePoint since = parse_time(status_.failing_since).value_or(now_);
   auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(now_ - since);
   if (elapsed < spec_.failover_delay) {
@@ -119,6 +123,19 @@ bool ClusterPass::manage_primary() {
   fail_over(*election.winner, fmt::format("the primary {} was {} since {}; {}", target, state,
                                           status_.failing_since, election.message));
   return false;
+}
+
+std::optional<TimePoint> ClusterPass::crashed_while_primary(const Instance* primary) const {
+  // With failoverDelay 0 a primary whose PostgreSQL died is failed over from
+  // even when the kubelet has already restarted its container: whether a pass
+  // saw it not Ready in between must not decide. A later delay lets a primary
+  // that comes back in time keep its role, as for any other failure.
+  if (spec_.failover_delay.count() > 0 || primary == nullptr || !primary->has_live_pod()) return std::nullopt;
+  if (replica_reports(primary->name).empty()) return std::nullopt;
+  auto crash = postgres_crashed_at(*primary->pod);
+  auto named = parse_time(status_.current_primary_timestamp);
+  if (!crash || !named || *crash < *named || now_ - *crash > k_crash_memory) return std::nullopt;
+  return crash;
 }
 
 bool ClusterPass::primary_shutting_down(const Instance* primary) const {

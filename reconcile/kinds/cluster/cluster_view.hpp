@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kinds/cluster/failover.hpp"
+#include "kinds/kind_time.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kinds::cluster {
@@ -19,6 +20,9 @@ bool is_terminating(const model::Json& object);
 bool pod_ready(const model::Json& pod);
 // The Pod's postgres container is running (the instance manager is up).
 bool postgres_running(const model::Json& pod);
+// When the postgres container last exited non-zero (PostgreSQL died and its
+// manager gave up, so the kubelet restarted it); nullopt if it never did.
+std::optional<TimePoint> postgres_crashed_at(const model::Json& pod);
 
 enum class JobState { running, succeeded, failed };
 JobState job_state(const model::Json& job);

@@ -176,3 +176,49 @@ TEST_CASE("a primary stuck terminating is failed over from after a while", "[clu
   world.pass();
   CHECK(world.status("targetPrimary") == "db-3");
 }
+
+namespace {
+
+void crashed_and_restarted(World& world, const std::string& pod, const std::string& finished) {
+  world.pod(pod)["status"]["containerStatuses"][0]["lastState"] = {
+      {"terminated", {{"exitCode", 3}, {"finishedAt", finished}}}};
+}
+
+}  // namespace
+
+TEST_CASE("a primary whose PostgreSQL crashed is failed over from even once its container is back",
+          "[cluster][instance]") {
+  World world = healthy_cluster();
+  world.clock.advance(std::chrono::seconds(30));
+  // The kubelet restarted the container; the manager serves as the primary again, Ready.
+  crashed_and_restarted(world, "db-1", "2026-11-29T16:00:20Z");
+  world.pass();
+  CHECK(world.status("targetPrimary") == "db-3");
+  CHECK(world.status("phaseReason").find("crashed") != std::string::npos);
+}
+
+TEST_CASE("a crash long ago, before the primary was named, or with a failoverDelay is not a failover",
+          "[cluster][instance]") {
+  SECTION("long ago") {
+    World world = healthy_cluster();
+    world.clock.advance(std::chrono::seconds(200));
+    crashed_and_restarted(world, "db-1", "2026-11-29T16:00:20Z");
+    world.pass();
+    CHECK(world.status("targetPrimary") == "db-1");
+  }
+  SECTION("before it was named") {
+    World world = healthy_cluster();
+    world.clock.advance(std::chrono::seconds(30));
+    crashed_and_restarted(world, "db-1", "2026-11-29T15:00:00Z");
+    world.pass();
+    CHECK(world.status("targetPrimary") == "db-1");
+  }
+  SECTION("with a failoverDelay the primary that is back in time keeps its role") {
+    World world = healthy_cluster();
+    world.set_spec("failoverDelay", 30);
+    world.clock.advance(std::chrono::seconds(30));
+    crashed_and_restarted(world, "db-1", "2026-11-29T16:00:20Z");
+    world.pass();
+    CHECK(world.status("targetPrimary") == "db-1");
+  }
+}
