@@ -85,7 +85,7 @@ bool ClusterPass::manage_primary() {
     requeue(std::chrono::seconds(2));
     return false;
   }
-  if (promotion_under_way(primary)) {
+  if (!crashed && promotion_under_way(primary)) {
     progress("WaitingForPrimary", "Promoting",
              fmt::format("waiting for {} to finish its promotion and accept writes", target));
     requeue(std::chrono::seconds(2));
@@ -147,11 +147,12 @@ bool ClusterPass::primary_shutting_down(const Instance* primary) const {
 
 bool ClusterPass::promotion_under_way(const Instance* primary) const {
   // A replica just named primary is not Ready until its manager has promoted
-  // it: that is not a failure to fail over from again, for a while.
+  // it and the kubelet's next probe has seen it serve: that is not a failure
+  // to fail over from again, for a while. A primary whose manager reports it
+  // stopped (PostgreSQL down) is failing, whenever it was named.
   if (primary == nullptr || !primary->has_live_pod() || !postgres_running(*primary->pod)) return false;
-  // Still a standby: the manager has not promoted it yet. A primary that
-  // reports itself stopped (crashed) is failing, whenever it was named.
-  if (annotation_of(*primary->pod, k_instance_role_annotation) != k_role_replica) return false;
+  std::string role = annotation_of(*primary->pod, k_instance_role_annotation);
+  if (role != k_role_replica && role != k_role_primary) return false;
   auto since = parse_time(status_.current_primary_timestamp);
   return since && now_ - *since < k_promotion_grace;
 }

@@ -222,3 +222,18 @@ TEST_CASE("a crash long ago, before the primary was named, or with a failoverDel
     CHECK(world.status("targetPrimary") == "db-1");
   }
 }
+
+TEST_CASE("a primary promoted but not yet seen Ready by the kubelet is not failed over from",
+          "[cluster][instance]") {
+  World world = healthy_cluster();
+  world.set_ready("db-1", false);
+  running_as(world, "db-1", "stopped", false);
+  world.pass();
+  REQUIRE(world.status("targetPrimary") == "db-3");
+  // Its manager has promoted it; the readiness probe has not run since.
+  running_as(world, "db-3", "primary", false);
+  running_as(world, "db-2", "replica", false);
+  world.pass();
+  CHECK(world.status("targetPrimary") == "db-3");
+  CHECK(world.reason("Progressing") == "Promoting");
+}
