@@ -77,7 +77,7 @@ std::string testenv_binary() {
   if (std::string bin = environment("OPCTL_TESTENV_BIN"); !bin.empty()) return bin;
   // The first build of the control plane takes minutes.
   auto result = kube::run_process({std::string(OPCTL_SOURCE_DIR) + "/tests/testenv/build.sh"},
-                                  {.extra_env = {}, .timeout = std::chrono::hours(2)});
+                                  {.extra_env = {}, .timeout = std::chrono::hours(2), .input = ""});
   if (result.exit_code != 0) throw std::runtime_error("tests/testenv/build.sh failed: " + result.err);
   return trim(result.out);
 }
