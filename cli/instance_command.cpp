@@ -85,8 +85,10 @@ int run_instance(InstanceOptions& options) {
       return k_exit_cluster_error;
     }
     timespec period{1, 0};
-    int received = sigtimedwait(&signals, nullptr, &period);
+    int received = manager.being_deleted() ? SIGTERM : sigtimedwait(&signals, nullptr, &period);
     if (received == SIGCHLD) instance::reap_children(manager.server());
+    // A Pod deleted while the kubelet was restarting this container may never
+    // send it SIGTERM (the kill went to the old one): its deletion is the signal.
     if (received == SIGTERM || received == SIGINT) {
       std::cerr << fmt::format("opctl instance {}: stopping PostgreSQL (smart, then fast after {}s)\n",
                                identity.name, smart_timeout.count());

@@ -49,6 +49,8 @@ class InstanceManager {
   // so the kubelet restarts the container and the pass can fail over meanwhile.
   const std::optional<std::string>& fatal() const { return fatal_; }
   const InstanceReport& last_report() const { return report_; }
+  // The Pod is being deleted (as last observed): the caller shuts down as on SIGTERM.
+  bool being_deleted() const { return inputs_ && inputs_->being_deleted; }
   PostgresServer& server() { return server_; }
 
  private:
