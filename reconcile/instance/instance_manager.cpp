@@ -138,7 +138,7 @@ void InstanceManager::act(const Inputs& inputs) {
   if (inputs.role == Role::replica && !local.in_recovery) {
     // No longer named the primary: stop writing at once, follow the new one after a rewind.
     ready_ = false;
-    if (!server_.stop(ShutdownMode::fast, 60s)) server_.stop(ShutdownMode::immediate, 10s);
+    stop_at_once();
     needs_rewind_ = true;
     return;
   }
@@ -196,6 +196,10 @@ void InstanceManager::rewind_before_following() {
   }
 }
 
+void InstanceManager::stop_at_once() {
+  if (!server_.stop(ShutdownMode::fast, 60s)) server_.stop(ShutdownMode::immediate, 10s);
+}
+
 void InstanceManager::start(const Inputs& inputs) {
   write_hba();
   // The kubelet's fsGroup handling may have opened the volume to the group:
@@ -212,8 +216,6 @@ void InstanceManager::start(const Inputs& inputs) {
     // so the promotion always opens a new timeline.
     standby = data_is_standby();
   }
-  if (standby && !fs::exists(fs::path(identity_.pgdata) / "standby.signal"))
-    std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
   server_.start(postgres_command(identity_, standby));
   started_at_ = SteadyClock::now();
   not_streaming_since_.reset();
@@ -240,7 +242,7 @@ void InstanceManager::serve_replica(const LocalState& local) {
   if (now - *not_streaming_since_ < options_.stream_grace || !primary_answers()) return;
   // The primary answers but this replica cannot stream from it: it has
   // diverged (WAL of a timeline the primary never had). Stop, rewind, follow.
-  if (!server_.stop(ShutdownMode::fast, 60s)) server_.stop(ShutdownMode::immediate, 10s);
+  stop_at_once();
   needs_rewind_ = true;
   throw InstanceError("could not stream from the primary for " +
                       std::to_string(options_.stream_grace.count()) + "s while it answers: rewinding");

@@ -65,6 +65,8 @@ class InstanceManager {
   void clone_replica();
   void start(const Inputs& inputs);
   void rewind_before_following();
+  // Fast shutdown, immediate if that takes over a minute: no more writes, WAL sent to the standbys.
+  void stop_at_once();
   void serve_primary(const Inputs& inputs);
   void serve_replica(const LocalState& local);
   void sync_roles(const Credentials& credentials);
