@@ -20,6 +20,14 @@ void running_as(World& world, const std::string& pod, const std::string& role, b
   world.annotate(pod, "opctl.io/instance-role", role);
 }
 
+// A Pod deleted while its postgres container still runs (the manager shutting it down); returns the Pod
+// as it is, since the fake world forgets a Pod the pass does not list.
+Json being_deleted_while_running(World& world, const std::string& pod) {
+  running_as(world, pod, "primary", false);
+  world.pod(pod)["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
+  return world.pod(pod);
+}
+
 World healthy_cluster() {
   World world(three_instances());
   world.settle();
@@ -146,11 +154,7 @@ TEST_CASE("synchronous replication settings are checked against the instances", 
 TEST_CASE("a primary whose Pod is being deleted shuts down cleanly before a replica is promoted",
           "[cluster][instance]") {
   World world = healthy_cluster();
-  world.pod("db-1")["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
-  world.set_ready("db-1", false);
-  world.pod("db-1")["status"]["containerStatuses"] = Json::array(
-      {{{"name", "postgres"}, {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
-  Json terminating = world.pod("db-1");
+  Json terminating = being_deleted_while_running(world, "db-1");
   world.pass();
   CHECK(world.status("targetPrimary") == "db-1");
   CHECK(world.reason("Progressing") == "PrimaryShuttingDown");
@@ -164,11 +168,7 @@ TEST_CASE("a primary whose Pod is being deleted shuts down cleanly before a repl
 
 TEST_CASE("a primary stuck terminating is failed over from after a while", "[cluster][instance]") {
   World world = healthy_cluster();
-  world.pod("db-1")["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
-  world.set_ready("db-1", false);
-  world.pod("db-1")["status"]["containerStatuses"] = Json::array(
-      {{{"name", "postgres"}, {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
-  Json terminating = world.pod("db-1");
+  Json terminating = being_deleted_while_running(world, "db-1");
   world.pass();
   CHECK(world.status("targetPrimary") == "db-1");
   world.children["Pod/db-1"] = terminating;
