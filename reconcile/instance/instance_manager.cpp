@@ -145,6 +145,11 @@ void InstanceManager::act(const Inputs& inputs) {
   if (inputs.role == Role::primary && local.in_recovery) {
     ready_ = false;
     tools_.query("SELECT pg_promote(true, 60)");
+    // pg_rewind on the old primary reads this server's pg_control to learn
+    // its timeline, and the end-of-recovery checkpoint that writes it runs in
+    // the background: until it is done pg_rewind sees the old timeline and
+    // answers "no rewind required". Do it now, not seconds later.
+    tools_.query("CHECKPOINT");
     return;
   }
   if (inputs.role == Role::primary) {
@@ -175,6 +180,11 @@ void InstanceManager::clone_replica() {
 }
 
 void InstanceManager::rewind_before_following() {
+  // A primary promoted by hand or by an older manager may not have written
+  // its new timeline to pg_control yet; pg_rewind would then skip a rewind
+  // this data needs (see the CHECKPOINT after pg_promote).
+  if (primary_answers() && !primary_checkpointed_on_its_timeline())
+    throw InstanceError("waiting for the primary's first checkpoint on its new timeline before pg_rewind");
   try {
     tools_.rewind();
     needs_rewind_ = false;
@@ -336,6 +346,13 @@ bool InstanceManager::primary_answers() const {
   } catch (const InstanceError&) {
     return false;
   }
+}
+
+bool InstanceManager::primary_checkpointed_on_its_timeline() const {
+  auto rows = tools_.query_primary(
+      "SELECT (pg_control_checkpoint()).timeline_id = "
+      "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int");
+  return !rows.empty() && !rows[0].empty() && rows[0][0] == "t";
 }
 
 void InstanceManager::send_report(const std::optional<LocalState>& local) {

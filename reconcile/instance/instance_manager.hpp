@@ -74,6 +74,7 @@ class InstanceManager {
   void sync_standby_names(const Inputs& inputs);
   LocalState read_local_state() const;
   bool primary_answers() const;
+  bool primary_checkpointed_on_its_timeline() const;
   void write_passfile(const Credentials& credentials);
   void write_hba();
   bool has_data() const;
