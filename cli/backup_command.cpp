@@ -27,14 +27,16 @@ struct BackupOptions {
 
 std::string describe_issues(const std::vector<kinds::schema::Issue>& issues) {
   std::vector<std::string> lines;
-  for (const auto& issue : issues) lines.push_back(issue.field + ": " + issue.message);
+  for (const auto& issue : issues)
+    lines.push_back(issue.field + ": " + issue.message);
   return fmt::format("{}", fmt::join(lines, "; "));
 }
 
 int run_backup(BackupOptions& options) {
   namespace backup = kinds::backup;
   if (!options.now)
-    throw InvalidInputError({Problem{"", 0, "--now", "say --now to start a backup (the only action so far)"}});
+    throw InvalidInputError(
+        {Problem{"", 0, "--now", "say --now to start a backup (the only action so far)"}});
   ClusterConnection connection = connect(options.common);
   auto& client = *connection.client;
   std::string namespace_name = connection.default_namespace(options.common);
@@ -43,13 +45,19 @@ int run_backup(BackupOptions& options) {
   if (auto issues = backup::check_spec(parent.value("spec", Json())); !issues.empty())
     throw ClusterError(fmt::format("Backup {}/{} has an invalid spec: {}", namespace_name, options.name,
                                    describe_issues(issues)));
-  backup::JobInput input{options.name, namespace_name, parent["metadata"].value("uid", ""),
-                         backup::read_spec(parent["spec"]), backup::k_default_image};
+  backup::JobInput input{options.name,
+                         namespace_name,
+                         parent["metadata"].value("uid", ""),
+                         backup::read_spec(parent["spec"]),
+                         kinds::k_default_postgres_image,
+                         backup::RunAs{}};
   auto clusters = resource_or_fail(client, backup::k_cluster_kind);
   Json cluster = get_or_fail(client, clusters, namespace_name, input.spec.cluster);
   input.image = backup::cluster_image(&cluster);
+  input.run_as = backup::cluster_run_as(&cluster);
 
-  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
+  auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());
   std::string job_name = fmt::format("{}-now-{}", options.name, seconds.count());
   Json job = backup::backup_job(input, job_name, "manual");
   // Owned by the Backup (deleted with it, and by its retention) but not
@@ -72,9 +80,11 @@ void register_backup(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<BackupOptions>();
   auto* command = app.add_subcommand("backup", "Start an on-demand backup of a Backup's Cluster");
   command->footer(
-      "Creates a Job from the Backup's Job template (the one its CronJob uses) and prints the Job's name. Its "
+      "Creates a Job from the Backup's Job template (the one its CronJob uses) and prints the Job's name. "
+      "Its "
       "retention applies to this Job like any other.\n\n"
-      "Exit codes: 0 the Job was created, 2 invalid arguments, 3 the Backup or its Cluster was not found or the "
+      "Exit codes: 0 the Job was created, 2 invalid arguments, 3 the Backup or its Cluster was not found or "
+      "the "
       "API server refused the Job.\n\n"
       "Examples:\n"
       "  opctl backup nightly --now -n shop\n"

@@ -1,6 +1,7 @@
 #include "kinds/backup/backup_job.hpp"
 
 #include "kinds/kind_reconciler.hpp"
+#include "kinds/postgres_image.hpp"
 
 namespace opctl::kinds::backup {
 namespace {
@@ -13,59 +14,120 @@ Json secret_env(const std::string& name, const std::string& secret, const std::s
 
 Json env_of(const JobInput& input) {
   const BackupSpec& spec = input.spec;
-  std::string superuser = spec.cluster + "-superuser";
+  // pg_basebackup needs only a replication connection: the streaming_replica
+  // role, which the instances' pg_hba.conf admits for replication. pg_dump
+  // reads every database, which takes the superuser.
+  std::string account = spec.cluster + (spec.method == "pg_basebackup" ? "-replication" : "-superuser");
   Json env = Json::array({
       {{"name", "PGHOST"}, {"value", spec.cluster + "-rw"}},
       {{"name", "PGPORT"}, {"value", "5432"}},
-      secret_env("PGUSER", superuser, "username"),
-      secret_env("PGPASSWORD", superuser, "password"),
+      {{"name", "PGDATABASE"}, {"value", "postgres"}},
+      {{"name", "PGAPPNAME"}, {"value", "opctl-backup"}},
+      {{"name", "PGCONNECT_TIMEOUT"}, {"value", "10"}},
+      secret_env("PGUSER", account, "username"),
+      secret_env("PGPASSWORD", account, "password"),
+      {{"name", "CLUSTER_NAME"}, {"value", spec.cluster}},
+      {{"name", "BACKUP_NAME"}, {"value", input.backup_name}},
       {{"name", "BACKUP_DIR"}, {"value", "/backups/" + input.backup_name}},
       {{"name", "BACKUP_METHOD"}, {"value", spec.method}},
   });
   if (spec.keep) env.push_back({{"name", "BACKUP_KEEP"}, {"value", std::to_string(*spec.keep)}});
   if (spec.max_age)
-    env.push_back({{"name", "BACKUP_MAX_AGE_MINUTES"}, {"value", std::to_string(spec.max_age->count() / 60)}});
+    env.push_back(
+        {{"name", "BACKUP_MAX_AGE_MINUTES"}, {"value", std::to_string(spec.max_age->count() / 60)}});
   return env;
 }
 
 Json volume_of(const BackupTarget& target) {
-  Json volume = target.pvc.empty() ? target.volume : Json{{"persistentVolumeClaim", {{"claimName", target.pvc}}}};
+  Json volume =
+      target.pvc.empty() ? target.volume : Json{{"persistentVolumeClaim", {{"claimName", target.pvc}}}};
   volume["name"] = "backups";
   return volume;
 }
 
 Json labels_of(const JobInput& input, const std::string& trigger) {
-  return {{k_backup_label, input.backup_name}, {k_trigger_label, trigger}, {k_owner_uid_label, input.backup_uid}};
+  return {
+      {k_backup_label, input.backup_name}, {k_trigger_label, trigger}, {k_owner_uid_label, input.backup_uid}};
 }
 
 }  // namespace
 
 std::string cluster_image(const Json* cluster) {
-  if (cluster == nullptr || !cluster->contains("spec") || !(*cluster)["spec"].is_object()) return k_default_image;
+  if (cluster == nullptr || !cluster->contains("spec") || !(*cluster)["spec"].is_object())
+    return k_default_postgres_image;
   const Json& spec = (*cluster)["spec"];
-  if (spec.contains("imageName") && spec["imageName"].is_string() && !spec["imageName"].get<std::string>().empty())
+  if (spec.contains("imageName") && spec["imageName"].is_string() &&
+      !spec["imageName"].get<std::string>().empty())
     return spec["imageName"].get<std::string>();
-  return k_default_image;
+  return k_default_postgres_image;
+}
+
+RunAs cluster_run_as(const Json* cluster) {
+  RunAs run_as;
+  if (cluster == nullptr || !cluster->contains("spec") || !(*cluster)["spec"].is_object()) return run_as;
+  const Json& spec = (*cluster)["spec"];
+  if (spec.contains("postgresUID") && spec["postgresUID"].is_number_integer())
+    run_as.uid = spec["postgresUID"];
+  if (spec.contains("postgresGID") && spec["postgresGID"].is_number_integer())
+    run_as.gid = spec["postgresGID"];
+  return run_as;
 }
 
 std::string backup_script() {
   return R"script(set -eu
+# Files readable by the group (fsGroup) only: a backup holds every password hash.
+umask 027
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 dir="$BACKUP_DIR/$stamp"
-mkdir -p "$dir.partial"
+# Hidden while it is written: the restore and the retention only see */<stamp>Z.
+partial="$BACKUP_DIR/.$stamp.partial"
+mkdir -p "$BACKUP_DIR"
+# Not -p: two Jobs started in the same second must not write into one directory.
+mkdir "$partial"
+log="$BACKUP_DIR/.$stamp.log"
+# A failed run leaves nothing behind; a finished one was renamed away.
+trap 'rm -rf "$partial" "$log"' EXIT
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+server_version=$(psql --no-psqlrc --tuples-only --no-align --command='SHOW server_version_num')
+major=$((server_version / 10000))
+timeline=null
+start_lsn=
+end_lsn=
 case "$BACKUP_METHOD" in
   pg_basebackup)
-    pg_basebackup --pgdata="$dir.partial" --format=tar --gzip --wal-method=stream --checkpoint=fast --verbose ;;
+    if ! pg_basebackup --pgdata="$partial" --format=tar --gzip --wal-method=stream --checkpoint=fast \
+        --verbose 2>"$log"; then
+      cat "$log" >&2
+      exit 1
+    fi
+    cat "$log" >&2
+    start_lsn=$(sed -n 's|.*write-ahead log start point: \([0-9A-F]*/[0-9A-F]*\) on timeline.*|\1|p' "$log")
+    timeline=$(sed -n 's|.*write-ahead log start point: .* on timeline \([0-9]*\).*|\1|p' "$log")
+    end_lsn=$(sed -n 's|.*write-ahead log end point: \([0-9A-F]*/[0-9A-F]*\).*|\1|p' "$log")
+    rm -f "$log" ;;
   pg_dump)
-    pg_dumpall --globals-only --file="$dir.partial/globals.sql"
-    for db in $(psql --dbname=postgres --tuples-only --no-align \
-        --command="SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate"); do
-      pg_dump --format=custom --file="$dir.partial/$db.dump" --dbname="$db"
-    done ;;
+    start_lsn=$(psql --no-psqlrc --tuples-only --no-align --command='SELECT pg_current_wal_lsn()')
+    timeline=$(psql --no-psqlrc --tuples-only --no-align --command='SELECT timeline_id FROM pg_control_checkpoint()')
+    pg_dumpall --globals-only --file="$partial/globals.sql"
+    psql --no-psqlrc --tuples-only --no-align \
+      --command="SELECT datname FROM pg_database WHERE datallowconn AND NOT datistemplate" >"$partial/.databases"
+    while IFS= read -r db; do
+      pg_dump --format=custom --file="$partial/$db.dump" --dbname="$db"
+    done <"$partial/.databases"
+    rm -f "$partial/.databases"
+    end_lsn=$(psql --no-psqlrc --tuples-only --no-align --command='SELECT pg_current_wal_lsn()') ;;
   *) echo "unknown method $BACKUP_METHOD" >&2; exit 2 ;;
 esac
-mv "$dir.partial" "$dir"
-echo "backup written to $dir"
+(cd "$partial" && sha256sum -- *) >"$partial/.sums"
+mv "$partial/.sums" "$partial/SHA256SUMS"
+size=$(du -sb "$partial" | cut -f1)
+printf '{"name":"%s","backup":"%s","cluster":"%s","method":"%s","pgMajor":%s,"timeline":%s,"startLsn":"%s","endLsn":"%s","startTime":"%s","endTime":"%s","sizeBytes":%s,"checksums":"SHA256SUMS"}\n' \
+  "$stamp" "$BACKUP_NAME" "$CLUSTER_NAME" "$BACKUP_METHOD" "$major" "${timeline:-null}" "$start_lsn" "$end_lsn" "$started" \
+  "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$size" >"$partial/manifest.json"
+mv "$partial" "$dir"
+echo "backup written to $dir: $(cat "$dir/manifest.json")"
+# The manifest is also the Pod's termination message (kubectl get pod -o yaml).
+{ cat "$dir/manifest.json" >/dev/termination-log; } 2>/dev/null || true
 if [ -n "${BACKUP_KEEP:-}" ]; then
   ls -1d "$BACKUP_DIR"/*Z 2>/dev/null | sort -r | tail -n +$((BACKUP_KEEP + 1)) | while read -r old; do
     rm -rf "$old" && echo "deleted $old (beyond keep: $BACKUP_KEEP)"
@@ -85,11 +147,16 @@ Json job_spec(const JobInput& input) {
                     {"command", {"/bin/sh", "-c", backup_script()}},
                     {"env", env_of(input)},
                     {"volumeMounts", Json::array({{{"name", "backups"}, {"mountPath", "/backups"}}})}};
+  Json security = {{"runAsUser", input.run_as.uid},
+                   {"runAsGroup", input.run_as.gid},
+                   {"fsGroup", input.run_as.gid},
+                   {"runAsNonRoot", input.run_as.uid != 0}};
   return {{"backoffLimit", 1},
           {"template",
            {{"metadata", {{"labels", {{k_backup_label, input.backup_name}}}}},
             {"spec",
              {{"restartPolicy", "Never"},
+              {"securityContext", std::move(security)},
               {"containers", Json::array({container})},
               {"volumes", Json::array({volume_of(input.spec.target)})}}}}}};
 }
@@ -108,13 +175,15 @@ Json cron_job(const JobInput& input) {
             {"startingDeadlineSeconds", 300},
             {"successfulJobsHistoryLimit", spec.keep.value_or(k_history_cap)},
             {"failedJobsHistoryLimit", 3},
-            {"jobTemplate", {{"metadata", {{"labels", labels_of(input, "schedule")}}}, {"spec", job_spec(input)}}}}}};
+            {"jobTemplate",
+             {{"metadata", {{"labels", labels_of(input, "schedule")}}}, {"spec", job_spec(input)}}}}}};
 }
 
 Json backup_job(const JobInput& input, const std::string& name, const std::string& trigger) {
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
-          {"metadata", {{"name", name}, {"namespace", input.namespace_name}, {"labels", labels_of(input, trigger)}}},
+          {"metadata",
+           {{"name", name}, {"namespace", input.namespace_name}, {"labels", labels_of(input, trigger)}}},
           {"spec", job_spec(input)}};
 }
 

@@ -16,11 +16,11 @@
 #include <string>
 
 #include "kinds/backup/backup_spec.hpp"
+#include "kinds/postgres_image.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kinds::backup {
 
-inline constexpr const char* k_default_image = "postgres:16";
 inline constexpr const char* k_backup_label = "opctl.io/backup";
 // How a Job was started: schedule, once (an unscheduled Backup), manual (--now).
 inline constexpr const char* k_trigger_label = "opctl.io/backup-trigger";
@@ -28,16 +28,26 @@ inline constexpr const char* k_trigger_label = "opctl.io/backup-trigger";
 // for the CronJob controller's own history limit).
 inline constexpr int k_history_cap = 100;
 
+// The user and group the Cluster's instances run as (spec.postgresUID/GID):
+// the backup Job runs as them too, so both can read what the other wrote.
+struct RunAs {
+  int uid = 26;
+  int gid = 26;
+};
+
 struct JobInput {
   std::string backup_name;
   std::string namespace_name;
   std::string backup_uid;
   BackupSpec spec;
-  std::string image = k_default_image;
+  std::string image = k_default_postgres_image;
+  RunAs run_as;
 };
 
 // The image of a live Cluster (spec.imageName), or the default.
 std::string cluster_image(const model::Json* cluster);
+// The user and group of a live Cluster's instances, or the defaults.
+RunAs cluster_run_as(const model::Json* cluster);
 
 // The Job's spec (the CronJob's jobTemplate.spec).
 model::Json job_spec(const JobInput& input);

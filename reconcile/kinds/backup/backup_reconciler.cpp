@@ -82,16 +82,21 @@ class Pass {
     auto issues = check_spec(parent.value("spec", Json()));
     if (!issues.empty()) {
       std::vector<std::string> lines;
-      for (const auto& issue : issues) lines.push_back(issue.field + ": " + issue.message);
+      for (const auto& issue : issues)
+        lines.push_back(issue.field + ": " + issue.message);
       return degraded(previous_, "InvalidSpec", fmt::format("{}", fmt::join(lines, "; ")));
     }
     spec_ = read_spec(parent["spec"]);
-    input_ = {meta(parent, "name"), meta(parent, "namespace"), meta(parent, "uid"), spec_, k_default_image};
+    input_ = {meta(parent, "name"),     meta(parent, "namespace"),
+              meta(parent, "uid"),      spec_,
+              k_default_postgres_image, RunAs{}};
     const Json* cluster = find_cluster();
     if (cluster == nullptr)
-      return degraded(previous_, "ClusterNotFound",
-                      fmt::format("Cluster \"{}\" not found in namespace {}", spec_.cluster, input_.namespace_name));
+      return degraded(
+          previous_, "ClusterNotFound",
+          fmt::format("Cluster \"{}\" not found in namespace {}", spec_.cluster, input_.namespace_name));
     input_.image = cluster_image(cluster);
+    input_.run_as = cluster_run_as(cluster);
     seen_ = observe(observed_, input_.backup_name, input_.backup_uid);
     apply_retention();
     desire_children();
@@ -102,7 +107,8 @@ class Pass {
  private:
   const Json* find_cluster() const {
     for (const auto& object : observed_.related)
-      if (object.value("kind", "") == k_cluster_kind.kind && meta(object, "name") == spec_.cluster) return &object;
+      if (object.value("kind", "") == k_cluster_kind.kind && meta(object, "name") == spec_.cluster)
+        return &object;
     return nullptr;
   }
 
@@ -162,9 +168,11 @@ class Pass {
 
   Condition ready(const std::optional<TimePoint>& last_success) {
     if (spec_.schedule) {
-      if (spec_.suspend) return {"Ready", true, "Suspended", "the schedule is suspended: no new backups start"};
+      if (spec_.suspend)
+        return {"Ready", true, "Suspended", "the schedule is suspended: no new backups start"};
       std::string next = result_.status.value("nextScheduleTime", "never");
-      return {"Ready", true, "Scheduled", fmt::format("CronJob {} is in step; next backup at {}", input_.backup_name, next)};
+      return {"Ready", true, "Scheduled",
+              fmt::format("CronJob {} is in step; next backup at {}", input_.backup_name, next)};
     }
     const BackupRun* once = once_run();
     if (once == nullptr && last_success)
@@ -181,7 +189,8 @@ class Pass {
 
   Condition progressing() const {
     for (const auto& run : seen_.runs)
-      if (run.state == RunState::running) return {"Progressing", true, "Running", "backup Job " + run.name + " is running"};
+      if (run.state == RunState::running)
+        return {"Progressing", true, "Running", "backup Job " + run.name + " is running"};
     if (created_once_) return {"Progressing", true, "Running", "backup Job " + once_name() + " created"};
     return {"Progressing", false, "Idle", "no backup is running"};
   }
@@ -189,10 +198,12 @@ class Pass {
   Condition degraded_condition() const {
     const BackupRun* latest = nullptr;
     for (const auto& run : seen_.runs)
-      if (run.state != RunState::running && (latest == nullptr || run.finished > latest->finished)) latest = &run;
+      if (run.state != RunState::running && (latest == nullptr || run.finished > latest->finished))
+        latest = &run;
     if (latest != nullptr && latest->state == RunState::failed)
-      return {"Degraded", true, "BackupFailed",
-              fmt::format("the last backup, Job {}, failed at {}", latest->name, format_time(latest->finished))};
+      return {
+          "Degraded", true, "BackupFailed",
+          fmt::format("the last backup, Job {}, failed at {}", latest->name, format_time(latest->finished))};
     return {"Degraded", false, "AsExpected", ""};
   }
 
@@ -220,14 +231,17 @@ std::string human(std::chrono::seconds span) {
 
 }  // namespace
 
-model::GroupVersionKind BackupReconciler::kind() const { return {k_group, k_version, k_kind}; }
+model::GroupVersionKind BackupReconciler::kind() const {
+  return {k_group, k_version, k_kind};
+}
 
 std::vector<model::GroupVersionKind> BackupReconciler::child_kinds() const {
   return {{"batch", "v1", "CronJob"}, {"batch", "v1", "Job"}};
 }
 
 std::vector<RelatedRef> BackupReconciler::related(const Json& parent) const {
-  std::string cluster = parent.contains("spec") && parent["spec"].is_object() ? parent["spec"].value("cluster", "") : "";
+  std::string cluster =
+      parent.contains("spec") && parent["spec"].is_object() ? parent["spec"].value("cluster", "") : "";
   if (cluster.empty()) return {};
   return {{k_cluster_kind, meta(parent, "namespace"), cluster}};
 }
@@ -270,11 +284,13 @@ KindReconciler::SetFindings BackupReconciler::check_in_set(const model::Object& 
     findings.errors.push_back(problem_at(
         object, "/spec/cluster", "spec.cluster",
         fmt::format("Cluster \"{}\" is not in the manifests{} (Clusters there: {})", cluster, where,
-                    clusters_here.empty() ? std::string("none") : fmt::format("{}", fmt::join(clusters_here, ", ")))));
+                    clusters_here.empty() ? std::string("none")
+                                          : fmt::format("{}", fmt::join(clusters_here, ", ")))));
   if (!cluster.empty() && !any_cluster)
-    findings.warnings.push_back(problem_at(
-        object, "/spec/cluster", "spec.cluster",
-        fmt::format("Cluster \"{}\" is not in the manifests: it must exist{} when the Backup runs", cluster, where)));
+    findings.warnings.push_back(
+        problem_at(object, "/spec/cluster", "spec.cluster",
+                   fmt::format("Cluster \"{}\" is not in the manifests: it must exist{} when the Backup runs",
+                               cluster, where)));
   if (spec.contains("schedule") && spec["schedule"].is_string() && check_spec(spec).empty()) {
     BackupSpec read = read_spec(spec);
     for (const auto& advice : retention_advice(*read.schedule, read.time_zone, read.keep, read.max_age))
@@ -283,15 +299,20 @@ KindReconciler::SetFindings BackupReconciler::check_in_set(const model::Object& 
   return findings;
 }
 
-Json BackupReconciler::custom_resource_definition() const { return backup_crd(); }
+Json BackupReconciler::custom_resource_definition() const {
+  return backup_crd();
+}
 
-std::unique_ptr<KindReconciler> make_backup_reconciler() { return std::make_unique<BackupReconciler>(); }
+std::unique_ptr<KindReconciler> make_backup_reconciler() {
+  return std::make_unique<BackupReconciler>();
+}
 
 std::vector<std::string> retention_advice(const std::string& schedule, const std::string& time_zone,
-                                          std::optional<int> keep, std::optional<std::chrono::seconds> max_age) {
+                                          std::optional<int> keep,
+                                          std::optional<std::chrono::seconds> max_age) {
   if (!keep && !max_age)
-    return {"no retention: every backup is kept (its files forever, its Jobs up to " + std::to_string(k_history_cap) +
-            "); set retention.keep and/or retention.maxAge"};
+    return {"no retention: every backup is kept (its files forever, its Jobs up to " +
+            std::to_string(k_history_cap) + "); set retention.keep and/or retention.maxAge"};
   cron::CronSchedule parsed = cron::CronSchedule::parse(schedule);
   cron::TimeZone zone = cron::TimeZone::load(time_zone);
   // A fixed Monday, so the advice does not change from day to day.
@@ -303,22 +324,27 @@ std::vector<std::string> retention_advice(const std::string& schedule, const std
     fires.push_back(*at);
   std::vector<std::string> advice;
   if (keep && fires.size() > static_cast<std::size_t>(*keep)) {
-    auto held = std::chrono::duration_cast<std::chrono::seconds>(fires[static_cast<std::size_t>(*keep)] - fires[0]);
+    auto held =
+        std::chrono::duration_cast<std::chrono::seconds>(fires[static_cast<std::size_t>(*keep)] - fires[0]);
     if (max_age && held < *max_age)
-      advice.push_back(fmt::format("\"{}\" fires more often than the retention can hold: keep: {} deletes each backup "
-                                   "after about {}, long before maxAge {}",
-                                   schedule, *keep, human(held), format_age(*max_age)));
+      advice.push_back(
+          fmt::format("\"{}\" fires more often than the retention can hold: keep: {} deletes each backup "
+                      "after about {}, long before maxAge {}",
+                      schedule, *keep, human(held), format_age(*max_age)));
     if (!max_age && held < std::chrono::hours(24))
-      advice.push_back(fmt::format("\"{}\" fires more often than the retention can hold: keep: {} holds only the "
-                                   "last {} of backups (for daily backups use \"0 0 * * *\")",
-                                   schedule, *keep, human(held)));
+      advice.push_back(
+          fmt::format("\"{}\" fires more often than the retention can hold: keep: {} holds only the "
+                      "last {} of backups (for daily backups use \"0 0 * * *\")",
+                      schedule, *keep, human(held)));
   }
   if (!keep && max_age) {
-    auto within = std::count_if(fires.begin(), fires.end(), [&](auto at) { return at - fires.front() < *max_age; });
+    auto within =
+        std::count_if(fires.begin(), fires.end(), [&](auto at) { return at - fires.front() < *max_age; });
     if (within > k_history_cap)
-      advice.push_back(fmt::format("\"{}\" fires more than {} times within maxAge {}, but only the newest {} backup "
-                                   "Jobs are kept; set retention.keep",
-                                   schedule, k_history_cap, format_age(*max_age), k_history_cap));
+      advice.push_back(
+          fmt::format("\"{}\" fires more than {} times within maxAge {}, but only the newest {} backup "
+                      "Jobs are kept; set retention.keep",
+                      schedule, k_history_cap, format_age(*max_age), k_history_cap));
   }
   return advice;
 }

@@ -21,7 +21,8 @@ class BackupReconciler : public KindReconciler {
   std::vector<RelatedRef> related(const model::Json& parent) const override;
   ReconcileResult reconcile(const Observed& observed, Context& context) override;
   std::vector<Problem> validate(const model::Object& object) const override;
-  SetFindings check_in_set(const model::Object& object, const std::vector<model::Object>& desired) const override;
+  SetFindings check_in_set(const model::Object& object,
+                           const std::vector<model::Object>& desired) const override;
   model::Json custom_resource_definition() const override;
 };
 
@@ -30,6 +31,7 @@ std::unique_ptr<KindReconciler> make_backup_reconciler();
 // Advice on a schedule and its retention (a schedule that fires more often
 // than the retention can hold, no retention at all); empty when none.
 std::vector<std::string> retention_advice(const std::string& schedule, const std::string& time_zone,
-                                          std::optional<int> keep, std::optional<std::chrono::seconds> max_age);
+                                          std::optional<int> keep,
+                                          std::optional<std::chrono::seconds> max_age);
 
 }  // namespace opctl::kinds::backup

@@ -43,7 +43,8 @@ BackupRun run_of(const Json& job) {
   return run;
 }
 
-std::vector<Deletion> plan_retention(const std::vector<BackupRun>& runs, const RetentionRule& rule, TimePoint now) {
+std::vector<Deletion> plan_retention(const std::vector<BackupRun>& runs, const RetentionRule& rule,
+                                     TimePoint now) {
   std::vector<const BackupRun*> succeeded;
   for (const auto& run : runs)
     if (run.state == RunState::succeeded) succeeded.push_back(&run);
@@ -57,9 +58,11 @@ std::vector<Deletion> plan_retention(const std::vector<BackupRun>& runs, const R
   for (std::size_t i = 0; i < succeeded.size(); ++i) {
     const BackupRun& run = *succeeded[i];
     if (rule.keep && static_cast<int>(i) >= *rule.keep) {
-      deletions.push_back({run.job, run.name, fmt::format("beyond retention: keep {} (newer: {})", *rule.keep, i)});
+      deletions.push_back(
+          {run.job, run.name, fmt::format("beyond retention: keep {} (newer: {})", *rule.keep, i)});
     } else if (cutoff && run.finished < *cutoff) {
-      deletions.push_back({run.job, run.name, fmt::format("beyond retention: older than maxAge {}", age_text)});
+      deletions.push_back(
+          {run.job, run.name, fmt::format("beyond retention: older than maxAge {}", age_text)});
     }
   }
   TimePoint newest_success = succeeded.empty() ? TimePoint{} : succeeded.front()->finished;

@@ -43,6 +43,7 @@ struct Deletion {
   std::string reason;
 };
 
-std::vector<Deletion> plan_retention(const std::vector<BackupRun>& runs, const RetentionRule& rule, TimePoint now);
+std::vector<Deletion> plan_retention(const std::vector<BackupRun>& runs, const RetentionRule& rule,
+                                     TimePoint now);
 
 }  // namespace opctl::kinds::backup

@@ -40,27 +40,37 @@ Schema spec_schema() {
       Schema::object()
           .describe("Which successful backups to keep; older backup Jobs and their files are deleted")
           .field("keep", Schema::integer().minimum(1).describe("Keep the newest N successful backups"))
-          .field("maxAge", Schema::string().check(check_age).describe("Keep no backup older than this: 30d, 12h, 2w"));
-  auto target = Schema::object()
-                    .describe("Where backup files are written: /backups/<backup name>/<timestamp> on this volume")
-                    .field("pvc", Schema::string().pattern(k_dns_label, "a PersistentVolumeClaim name").describe(
-                                      "A PersistentVolumeClaim in the Backup's namespace"))
-                    .field("volume", Schema::free_form().describe("Any Pod volume source (nfs, hostPath, csi, ...)"))
-                    .exactly_one_of({"pvc", "volume"});
+          .field("maxAge",
+                 Schema::string().check(check_age).describe("Keep no backup older than this: 30d, 12h, 2w"));
+  auto target =
+      Schema::object()
+          .describe("Where backup files are written: /backups/<backup name>/<timestamp> on this volume")
+          .field("pvc", Schema::string()
+                            .pattern(k_dns_label, "a PersistentVolumeClaim name")
+                            .describe("A PersistentVolumeClaim in the Backup's namespace"))
+          .field("volume", Schema::free_form().describe("Any Pod volume source (nfs, hostPath, csi, ...)"))
+          .exactly_one_of({"pvc", "volume"});
   return Schema::object()
       .describe("A PostgreSQL backup of a Cluster: one now, or on a schedule")
       .field("cluster",
-             Schema::string().pattern(k_dns_label, "a Cluster name").describe("The Cluster (same namespace) to back up"),
+             Schema::string()
+                 .pattern(k_dns_label, "a Cluster name")
+                 .describe("The Cluster (same namespace) to back up"),
              true)
-      .field("schedule", Schema::string().check(check_cron).describe(
-                             "Cron schedule, 5 fields (minute hour day-of-month month day-of-week) or @daily style; "
-                             "absent: one backup now"))
-      .field("timeZone", Schema::string().check(check_zone).describe("IANA time zone of the schedule (default UTC)"))
+      .field("schedule",
+             Schema::string()
+                 .check(check_cron)
+                 .describe(
+                     "Cron schedule, 5 fields (minute hour day-of-month month day-of-week) or @daily style; "
+                     "absent: one backup now"))
+      .field("timeZone",
+             Schema::string().check(check_zone).describe("IANA time zone of the schedule (default UTC)"))
       .field("suspend", Schema::boolean().default_value(false).describe("Stop scheduling new backups"))
-      .field("method", Schema::string()
-                           .enumerate({"pg_basebackup", "pg_dump"})
-                           .default_value("pg_basebackup")
-                           .describe("pg_basebackup (physical, whole cluster) or pg_dump (logical, every database)"))
+      .field("method",
+             Schema::string()
+                 .enumerate({"pg_basebackup", "pg_dump"})
+                 .default_value("pg_basebackup")
+                 .describe("pg_basebackup (physical, whole cluster) or pg_dump (logical, every database)"))
       .field("retention", retention)
       .field("target", target, true);
 }
@@ -99,13 +109,16 @@ std::vector<schema::Issue> check_spec(const Json& spec) {
 BackupSpec read_spec(const Json& spec) {
   BackupSpec result;
   result.cluster = spec.value("cluster", "");
-  if (spec.contains("schedule") && spec["schedule"].is_string()) result.schedule = spec["schedule"].get<std::string>();
+  if (spec.contains("schedule") && spec["schedule"].is_string())
+    result.schedule = spec["schedule"].get<std::string>();
   result.time_zone = spec.value("timeZone", "");
   result.suspend = spec.value("suspend", false);
   result.method = spec.value("method", "pg_basebackup");
-  const Json& retention = spec.contains("retention") && spec["retention"].is_object() ? spec["retention"] : Json();
+  const Json& retention =
+      spec.contains("retention") && spec["retention"].is_object() ? spec["retention"] : Json();
   if (retention.is_object()) {
-    if (retention.contains("keep") && retention["keep"].is_number_integer()) result.keep = retention["keep"].get<int>();
+    if (retention.contains("keep") && retention["keep"].is_number_integer())
+      result.keep = retention["keep"].get<int>();
     if (retention.contains("maxAge") && retention["maxAge"].is_string())
       result.max_age = parse_age(retention["maxAge"].get<std::string>());
   }

@@ -19,7 +19,7 @@ inline constexpr const char* k_kind = "Backup";
 inline constexpr std::size_t k_max_name_length = 48;
 
 struct BackupTarget {
-  std::string pvc;                          // a PersistentVolumeClaim's name, or
+  std::string pvc;                             // a PersistentVolumeClaim's name, or
   model::Json volume = model::Json::object();  // any Pod volume source
 };
 

@@ -30,11 +30,23 @@ BackupReadiness backup_readiness(const Json& backup) {
   if (backup.contains(last_success) && backup[last_success].is_string() &&
       !backup[last_success].get<std::string>().empty())
     return {BackupState::usable, "last succeeded at " + backup[last_success].get<std::string>()};
-  for (const char* type : {"Degraded", "Failed"})
-    if (const Json* condition = find_condition(backup, type);
-        condition != nullptr && condition->value("status", "") == "True")
-      return {BackupState::failed, condition->value("message", condition->value("reason", "failed"))};
-  return {BackupState::pending, "has not completed a backup yet"};
+  Json::json_pointer conditions("/status/conditions");
+  bool reconciled = backup.contains(conditions) && backup[conditions].is_array() && !backup[conditions].empty();
+  const Json* progressing = find_condition(backup, "Progressing");
+  if (!reconciled || (progressing != nullptr && progressing->value("status", "") == "True"))
+    return {BackupState::pending, "has not completed a backup yet"};
+  for (const char* type : {"Degraded", "Failed"}) {
+    const Json* condition = find_condition(backup, type);
+    if (condition == nullptr || condition->value("status", "") != "True") continue;
+    // A Backup whose Cluster is gone still holds what was written before,
+    // the Cluster's final backup above all.
+    if (condition->value("reason", "") == "ClusterNotFound") break;
+    return {BackupState::failed, condition->value("message", condition->value("reason", "failed"))};
+  }
+  return {
+      BackupState::unverified,
+      "has no successful backup on record; the restore Job restores what its volume holds (a final backup, "
+      "or artifacts put there by hand) and fails if there is nothing"};
 }
 
 const Json* find_backup(const std::vector<Json>& related, const std::string& name) {

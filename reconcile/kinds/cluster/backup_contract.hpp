@@ -22,13 +22,17 @@ model::GroupVersionKind backup_kind();
 // (any volume source). nullopt when the Backup names none of them.
 std::optional<model::Json> backup_target_volume(const model::Json& backup);
 
-enum class BackupState { usable, pending, failed };
+// usable: a backup succeeded (status.lastSuccessfulTime). pending: nothing
+// succeeded yet and one is on its way (or the Backup was never reconciled):
+// wait. failed: Degraded (or Failed) and nothing ever succeeded. unverified:
+// nothing succeeded and nothing runs, e.g. a suspended schedule whose volume
+// holds a Cluster's final backup, or a Backup whose Cluster was deleted: the
+// restore Job looks at the volume itself.
+enum class BackupState { usable, pending, failed, unverified };
 struct BackupReadiness {
   BackupState state = BackupState::pending;
   std::string message;
 };
-// usable once status.lastSuccessfulTime is set; failed when its Degraded (or
-// Failed) condition is True and nothing ever succeeded; pending otherwise.
 BackupReadiness backup_readiness(const model::Json& backup);
 
 // The Backup of this name among the related objects; nullptr when absent.

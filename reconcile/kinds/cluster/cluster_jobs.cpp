@@ -17,6 +17,13 @@ if [ -e "$PGDATA/PG_VERSION" ]; then echo "refusing to restore: $PGDATA already 
 # Artifact directories are UTC timestamps (20261129T030000Z): the last in name order is the newest.
 artifact=$(ls -1d "/backups/$BACKUP_NAME"/*Z 2>/dev/null | sort | tail -n 1 || true)
 if [ -z "$artifact" ]; then echo "Backup $BACKUP_NAME has no artifact under /backups/$BACKUP_NAME" >&2; exit 1; fi
+# An artifact whose files do not match its checksums is never restored.
+if [ -f "$artifact/SHA256SUMS" ]; then
+  if ! (cd "$artifact" && sha256sum --check --strict --quiet SHA256SUMS); then
+    echo "$artifact does not match its SHA256SUMS: refusing to restore it" >&2
+    exit 1
+  fi
+fi
 echo "restoring $artifact into $PGDATA"
 rm -rf "$PGDATA"
 mkdir -p "$PGDATA"
@@ -88,16 +95,24 @@ echo "upgraded from PostgreSQL $OLD_MAJOR to $NEW_MAJOR; the old directory (hard
 )sh";
 
 constexpr const char* k_final_backup_script = R"sh(set -eu
+umask 027
 if [ ! -f "$PGDATA/PG_VERSION" ]; then echo "$INSTANCE holds no database at $PGDATA" >&2; exit 1; fi
 dest="/backups/$BACKUP_NAME/$STAMP"
 partial="/backups/$BACKUP_NAME/.$STAMP.partial"
 if [ -d "$dest" ]; then echo "already written: $dest"; exit 0; fi
 rm -rf "$partial"
 mkdir -p "$partial"
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+# The instances are stopped: a copy of the data directory is consistent, and
+# restores like a pg_basebackup artifact (base.tar.gz).
 tar -czf "$partial/base.tar.gz" -C "$PGDATA" --exclude=./postmaster.pid --exclude=./postmaster.opts .
-printf '{"cluster":"%s","instance":"%s","kind":"final","method":"cold-tar","pgMajor":"%s"}\n' \
-  "$CLUSTER_NAME" "$INSTANCE" "$(cat "$PGDATA/PG_VERSION")" > "$partial/final-backup.json"
+(cd "$partial" && sha256sum -- *) >"$partial/.sums"
+mv "$partial/.sums" "$partial/SHA256SUMS"
+printf '{"name":"%s","backup":"%s","cluster":"%s","instance":"%s","method":"final","pgMajor":%s,"startTime":"%s","endTime":"%s","sizeBytes":%s,"checksums":"SHA256SUMS"}\n' \
+  "$STAMP" "$BACKUP_NAME" "$CLUSTER_NAME" "$INSTANCE" "$(cat "$PGDATA/PG_VERSION")" "$started" \
+  "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(du -sb "$partial" | cut -f1)" >"$partial/manifest.json"
 mv "$partial" "$dest"
+{ cat "$dest/manifest.json" >/dev/termination-log; } 2>/dev/null || true
 echo "final backup written to $dest"
 )sh";
 

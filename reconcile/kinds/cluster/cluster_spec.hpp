@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/postgres_image.hpp"
 #include "kinds/schema/schema.hpp"
 #include "model/object.hpp"
 
@@ -15,7 +16,7 @@ namespace opctl::kinds::cluster {
 // opctl's instance image (deploy/postgresql.Dockerfile): Debian's PostgreSQL 15
 // with `opctl instance` as PID 1. Its tag starts with the PostgreSQL major
 // version, then the opctl version whose instance manager it carries.
-inline constexpr const char* k_default_image = "ghcr.io/opctl/postgresql:15-0.1.0";
+inline constexpr const char* k_default_image = k_default_postgres_image;
 
 enum class PrimaryUpdateMethod { switchover, restart };
 enum class PrimaryUpdateStrategy { unsupervised, supervised };

@@ -78,7 +78,7 @@ const std::string k_scheduled = "  cluster: db\n  schedule: \"0 3 * * *\"\n  tar
 
 }  // namespace
 
-TEST_CASE("given a scheduled Backup, we own one CronJob that runs the backup with the Cluster's credentials",
+TEST_CASE("given a scheduled Backup, we own one CronJob that runs pg_basebackup as the Cluster's replication role",
           "[kinds][backup]") {
   auto result = reconcile(backup_object(k_scheduled));
   REQUIRE(result.children.size() == 1);
@@ -94,7 +94,7 @@ TEST_CASE("given a scheduled Backup, we own one CronJob that runs the backup wit
   const Json& container = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0];
   CHECK(container["image"] == "ghcr.io/cloudnative-pg/postgresql:16.4");
   std::string env = container["env"].dump();
-  CHECK(env.find(R"({"name":"PGPASSWORD","valueFrom":{"secretKeyRef":{"key":"password","name":"db-superuser"}}})") !=
+  CHECK(env.find(R"({"name":"PGPASSWORD","valueFrom":{"secretKeyRef":{"key":"password","name":"db-replication"}}})") !=
         std::string::npos);
   CHECK(env.find(R"({"name":"PGHOST","value":"db-rw"})") != std::string::npos);
   CHECK(env.find("BACKUP_KEEP") != std::string::npos);

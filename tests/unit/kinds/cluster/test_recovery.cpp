@@ -77,6 +77,22 @@ TEST_CASE("a Backup still running is waited for", "[cluster][recovery]") {
   CHECK(world.names("PersistentVolumeClaim").empty());
 }
 
+TEST_CASE("a Backup with no success on record whose Cluster is gone is restored from what its volume holds",
+          "[cluster][recovery]") {
+  // The usual way to restore a deleted Cluster's final backup: its Backup
+  // never ran on schedule, and its Cluster no longer exists.
+  World world = restoring_cluster();
+  world.related = {backup({{"conditions", Json::array({{{"type", "Progressing"}, {"status", "False"}},
+                                                       {{"type", "Degraded"},
+                                                        {"status", "True"},
+                                                        {"reason", "ClusterNotFound"},
+                                                        {"message", "Cluster \"old\" not found"}}})}})};
+  world.pass();
+  CHECK_FALSE(world.condition("Degraded"));
+  CHECK(world.names("Job") == Names{"db-1-restore"});
+  CHECK(world.names("Pod").empty());
+}
+
 TEST_CASE("the first instance is restored by a Job before its Pod starts, then the replicas join",
           "[cluster][recovery]") {
   World world = restoring_cluster();
