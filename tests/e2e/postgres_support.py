@@ -34,6 +34,18 @@ def require_host_programs():
             pytest.skip(f"{program} is not installed on the host (apt-get install postgresql-client-15 util-linux)")
 
 
+def prepare_node_suite(cluster):
+    """What a data-plane suite needs: psql and nsenter on the host, a node, and opctl's CRDs."""
+    require_host_programs()
+    if not cluster.get_json("nodes")["items"]:
+        pytest.fail("the control plane has no node: start it with tests/e2e/testenv_fixture.sh up DIR")
+    printed = cluster.opctl("crds")
+    assert printed.returncode == 0, printed.stderr
+    cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=printed.stdout)
+    cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/clusters.opctl.io",
+                    "crd/backups.opctl.io")
+
+
 def cluster_yaml(namespace, name="db", instances=3, image=IMAGE, extra=""):
     return (f"apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: {name}\n  namespace: {namespace}\n"
             f"spec:\n  instances: {instances}\n  imageName: {image}\n  storage:\n    size: 1Gi\n{extra}")
@@ -106,6 +118,10 @@ class PgCluster:
 
     def write(self, **kwargs):
         self.root = self.manifests({f"{self.name}.yaml": cluster_yaml(self.namespace, name=self.name, **kwargs)})
+
+    def write_files(self, files):
+        """Several manifests (other Clusters, Backups, claims) in the directory the passes apply."""
+        self.root = self.manifests(files)
 
     def reconcile(self):
         """One pass; its exit code must be 0 (see PASS_EXIT_CODES)."""

@@ -19,21 +19,14 @@ import time
 
 import pytest
 
-from postgres_support import IMAGE, UPDATE_IMAGE, PgCluster, Writer, require_host_programs, serial
+from postgres_support import IMAGE, UPDATE_IMAGE, PgCluster, Writer, prepare_node_suite, serial
 
 SYNC = "  minSyncReplicas: 1\n  maxSyncReplicas: 1\n"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def prerequisites(cluster):
-    require_host_programs()
-    if not cluster.get_json("nodes")["items"]:
-        pytest.fail("the control plane has no node: start it with tests/e2e/testenv_fixture.sh up DIR")
-    printed = cluster.opctl("crds")
-    assert printed.returncode == 0, printed.stderr
-    cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=printed.stdout)
-    cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/clusters.opctl.io",
-                    "crd/backups.opctl.io")
+    prepare_node_suite(cluster)
 
 
 @pytest.fixture
@@ -344,3 +337,14 @@ def test_a_deleted_app_secret_gets_a_new_password_that_works_and_the_old_one_is_
         time.sleep(1)
     assert db.app("SELECT current_user", service="ro") == "app"
     db.settle()
+
+
+def test_a_major_version_downgrade_is_refused_and_the_instances_keep_serving(db):
+    started(db, instances=2)
+    db.write(instances=2, image="localhost/opctl-postgresql:14")
+    refused = db.cluster.reconcile("--path", str(db.root))
+    assert refused.returncode == 3, refused.stdout + refused.stderr  # a Degraded custom resource fails the pass
+    degraded = db.condition("Degraded")
+    assert (degraded["status"], degraded["reason"]) == ("True", "MajorDowngradeRefused")
+    assert db.images() == {"db-1": IMAGE, "db-2": IMAGE}
+    assert db.app("SELECT 1") == "1"

@@ -1,12 +1,13 @@
-"""The Cluster kind's Jobs (final backup, major upgrade, restore) and spec checks, on the node-less control plane.
+"""The Cluster kind's major upgrade Job and spec checks, on the node-less control plane.
 
-What is left here until backups restore for real (issue 16): these tests play the kubelet and the Job controller
-(they mark Pods Ready through the status subresource and finish Jobs), so they run where no kubelet would overwrite
-that. Bootstrap, streaming, scaling, failover, switchover, rolling updates and passwords run with a real PostgreSQL
-in every instance in test_cluster_dataplane.py; nothing here writes an LSN. Every check reads back with kubectl.
-CRDs are cluster-wide and shared: installed idempotently, never deleted.
+What is left here until a second PostgreSQL major is packaged as an instance image (issue 16): the major-upgrade
+test plays the kubelet and the Job controller (it marks Pods Ready through the status subresource and finishes the
+pg_upgrade Job), so it runs where no kubelet would overwrite that. Everything else runs with a real PostgreSQL in
+every instance on the node: bootstrap, streaming, scaling, failover, switchover, rolling updates, passwords and the
+downgrade refusal in test_cluster_dataplane.py, backups, restores and the final backup in test_backup_dataplane.py.
+Nothing here writes an LSN. Every check reads back with kubectl. CRDs are cluster-wide and shared: installed
+idempotently, never deleted.
 """
-import base64
 import json
 import time
 
@@ -129,57 +130,6 @@ def db(cluster, namespace, manifests):
     return Db(cluster, namespace, manifests)
 
 
-def decode(secret, key):
-    return base64.b64decode(secret["data"][key]).decode()
-
-
-def test_deletion_takes_a_final_backup_then_the_garbage_collector_removes_the_children(db):
-    backup = (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: backup-store\n"
-              f"  namespace: {db.namespace}\nspec:\n  accessModes: [ReadWriteOnce]\n"
-              f"  resources:\n    requests:\n      storage: 1Gi\n---\n"
-              f"apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: archive\n"
-              f"  namespace: {db.namespace}\nspec:\n  cluster: db\n  schedule: \"0 3 * * *\"\n  suspend: true\n"
-              f"  target:\n    pvc: backup-store\n")
-    files = {"db.yaml": cluster_yaml(db.namespace, instances=2, extra="  finalBackup:\n    backup: archive\n"),
-             "backup.yaml": backup}
-    db.write_files(files)
-    db.settle()
-    db.cluster.kubectl("delete", "clusters.opctl.io", "db", "-n", db.namespace, "--wait=false")
-
-    db.reconcile()  # the instances stop; everything else stays
-    assert db.pod_names() == []
-    assert db.pvc_names() == ["db-1", "db-2"]
-    assert db.resource()["metadata"]["finalizers"] == ["opctl.io/final-backup"]
-    db.reconcile()  # the final backup Job
-    job = db.get("job", "db-final-backup")
-    assert job["metadata"]["labels"]["opctl.io/backup"] == "archive"
-    volumes = job["spec"]["template"]["spec"]["volumes"]
-    assert volumes[0]["persistentVolumeClaim"]["claimName"] == "db-1"
-    assert volumes[1]["persistentVolumeClaim"]["claimName"] == "backup-store"
-    db.reconcile()  # still running: the Cluster stays
-    assert db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
-
-    db.complete_job("db-final-backup")
-    db.reconcile()
-    deadline = time.time() + 90
-    leftovers = None
-    while time.time() < deadline:
-        gone = not db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
-        leftovers = [kind for kind, name in [("service", "db-rw"), ("secret", "db-app"), ("job", "db-final-backup"),
-                                             ("serviceaccount", "db")]
-                     if db.cluster.exists(kind, name, "-n", db.namespace)] + db.pvc_names()
-        if gone and not leftovers:
-            break
-        time.sleep(2)
-    assert not db.cluster.exists("clusters.opctl.io", "db", "-n", db.namespace)
-    assert leftovers == []
-    assert db.cluster.exists("pvc", "backup-store", "-n", db.namespace)
-
-
-MAJOR_17 = "ghcr.io/cloudnative-pg/postgresql:17.5"
-MAJOR_15 = "ghcr.io/cloudnative-pg/postgresql:15.10"
-
-
 def test_major_version_upgrade_runs_pg_upgrade_then_replicas_clone_anew(db):
     db.write()
     db.settle()
@@ -207,67 +157,6 @@ def test_major_version_upgrade_runs_pg_upgrade_then_replicas_clone_anew(db):
     db.settle()
     assert db.pod_names() == ["db-1", "db-4", "db-5"]
     assert db.primaries() == ["db-1"]
-
-
-def test_major_version_downgrade_is_refused(db):
-    db.write()
-    db.settle()
-    db.write(image=MAJOR_15)
-    db.reconcile(expect=3)  # a Degraded custom resource fails the pass
-    degraded = db.condition("Degraded")
-    assert (degraded["status"], degraded["reason"]) == ("True", "MajorDowngradeRefused")
-    assert db.pod_names() == ["db-1", "db-2", "db-3"]
-    assert {pod["spec"]["containers"][0]["image"] for pod in db.pods().values()} == {OLD_IMAGE}
-
-
-def test_restore_from_a_backup_starts_the_first_instance_from_its_artifact(db):
-    store = (f"apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: backup-store\n"
-             f"  namespace: {db.namespace}\nspec:\n  accessModes: [ReadWriteOnce]\n"
-             f"  resources:\n    requests:\n      storage: 1Gi\n")
-    backup = (f"apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: snap\n  namespace: {db.namespace}\n"
-              f"spec:\n  cluster: db\n  target:\n    pvc: backup-store\n")
-    restored = (f"apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: copy\n"
-                f"  namespace: {db.namespace}\nspec:\n  instances: 2\n  imageName: {OLD_IMAGE}\n"
-                f"  storage:\n    size: 1Gi\n  bootstrap:\n    recovery:\n      backup: snap\n")
-    # A restore from a Backup that does not exist yet starts nothing.
-    db.write_files({"copy.yaml": restored})
-    db.reconcile(expect=3)
-    copy = db.get("clusters.opctl.io", "copy")
-    degraded = [c for c in copy["status"]["conditions"] if c["type"] == "Degraded"][0]
-    assert (degraded["status"], degraded["reason"]) == ("True", "BackupNotFound")
-    assert not db.cluster.exists("pvc", "copy-1", "-n", db.namespace)
-    assert not db.cluster.exists("pod", "copy-1", "-n", db.namespace)
-
-    # The source: db, and a one-off Backup of it that succeeds.
-    db.write_files({"db.yaml": cluster_yaml(db.namespace, instances=1), "store.yaml": store, "backup.yaml": backup})
-    db.settle()
-    db.complete_job("snap-once")
-    db.reconcile()
-    assert db.get("backups.opctl.io", "snap")["status"]["lastSuccessfulTime"]
-
-    db.write_files({"db.yaml": cluster_yaml(db.namespace, instances=1), "store.yaml": store, "backup.yaml": backup,
-                    "copy.yaml": restored})
-    db.reconcile()
-    job = db.get("job", "copy-1-restore")
-    volumes = job["spec"]["template"]["spec"]["volumes"]
-    assert volumes[0]["persistentVolumeClaim"]["claimName"] == "copy-1"
-    assert volumes[1]["persistentVolumeClaim"]["claimName"] == "backup-store"
-    assert db.cluster.exists("pvc", "copy-1", "-n", db.namespace)
-    assert not db.cluster.exists("pod", "copy-1", "-n", db.namespace)  # never an empty database first
-    assert db.get("clusters.opctl.io", "copy")["status"]["recovery"]["phase"] == "Restoring"
-
-    db.complete_job("copy-1-restore")
-    db.reconcile()
-    copy = db.get("clusters.opctl.io", "copy")
-    assert copy["status"]["recovery"]["phase"] == "Completed"
-    assert copy["status"]["recovery"]["backup"] == "snap"
-    assert db.get("pod", "copy-1")["metadata"]["labels"]["opctl.io/role"] == "primary"
-    db.set_ready("copy-1")  # ready_all plays kubelet for db's Pods only
-    for _ in range(8):  # the replica joins the restored primary
-        db.reconcile()
-        if db.cluster.exists("pod", "copy-2", "-n", db.namespace):
-            break
-    assert db.get("pod", "copy-2")["metadata"]["labels"]["opctl.io/role"] == "replica"
 
 
 def test_bad_cluster_specs_are_rejected_with_file_line_and_field(db):
