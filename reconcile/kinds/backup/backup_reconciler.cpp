@@ -159,8 +159,14 @@ class Pass {
     if (last_success) status["lastSuccessfulTime"] = format_time(*last_success);
     if (spec_.schedule && !spec_.suspend) {
       auto zone = cron::TimeZone::load(spec_.time_zone);
-      auto next = cron::CronSchedule::parse(*spec_.schedule)
-                      .next_after(std::chrono::floor<std::chrono::seconds>(now_), zone);
+      auto schedule = cron::CronSchedule::parse(*spec_.schedule);
+      auto now = std::chrono::floor<std::chrono::seconds>(now_);
+      auto next = schedule.next_after(now, zone);
+      // "@every" counts from the last run, as the CronJob controller does.
+      if (schedule.interval() && last_schedule && *last_schedule <= now_) {
+        auto since = now - std::chrono::floor<std::chrono::seconds>(*last_schedule);
+        next = now + (*schedule.interval() - since % *schedule.interval());
+      }
       if (next) status["nextScheduleTime"] = format_time(*next);
     }
     result_.conditions = {ready(last_success), progressing(), degraded_condition()};
@@ -295,6 +301,8 @@ KindReconciler::SetFindings BackupReconciler::check_in_set(const model::Object& 
     BackupSpec read = read_spec(spec);
     for (const auto& advice : retention_advice(*read.schedule, read.time_zone, read.keep, read.max_age))
       findings.warnings.push_back(problem_at(object, "/spec/schedule", "spec.schedule", advice));
+    if (auto advice = time_zone_advice(*read.schedule, read.time_zone))
+      findings.warnings.push_back(problem_at(object, "/spec/timeZone", "spec.timeZone", *advice));
   }
   return findings;
 }
@@ -305,6 +313,21 @@ Json BackupReconciler::custom_resource_definition() const {
 
 std::unique_ptr<KindReconciler> make_backup_reconciler() {
   return std::make_unique<BackupReconciler>();
+}
+
+std::optional<std::string> time_zone_advice(const std::string& schedule, const std::string& time_zone) {
+  if (time_zone.empty() || cron::CronSchedule::parse(schedule).interval()) return std::nullopt;
+  cron::TimeZone zone = cron::TimeZone::load(time_zone);
+  // A fixed window, so the advice does not change from day to day.
+  cron::Seconds from{std::chrono::sys_days{std::chrono::year{2025} / 1 / 1}};
+  auto shift = zone.irregular_shift(from, from + std::chrono::days(2 * 366));
+  if (!shift) return std::nullopt;
+  return fmt::format(
+      "{} shifts its clock by other than a whole hour on the hour (e.g. at {} UTC); the CronJob controller's "
+      "cron "
+      "library assumes whole-hour shifts and can start a backup at another time around such a shift "
+      "(nextScheduleTime shows the correct one); a zone without such shifts (or UTC) avoids it",
+      time_zone, format_time(*shift));
 }
 
 std::vector<std::string> retention_advice(const std::string& schedule, const std::string& time_zone,

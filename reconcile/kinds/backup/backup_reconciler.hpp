@@ -34,4 +34,9 @@ std::vector<std::string> retention_advice(const std::string& schedule, const std
                                           std::optional<int> keep,
                                           std::optional<std::chrono::seconds> max_age);
 
+// A warning for a time zone whose clock shifts by other than a whole hour on
+// the hour (see cron_schedule.hpp), where the CronJob controller can misfire;
+// nullopt for other zones and for "@every".
+std::optional<std::string> time_zone_advice(const std::string& schedule, const std::string& time_zone);
+
 }  // namespace opctl::kinds::backup

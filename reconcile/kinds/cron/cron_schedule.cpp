@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 namespace opctl::kinds::cron {
 namespace {
@@ -22,17 +23,23 @@ struct FieldSpec {
 const FieldSpec k_minute{"minute", 0, 59, {}, false};
 const FieldSpec k_hour{"hour", 0, 23, {}, false};
 const FieldSpec k_day{"day-of-month", 1, 31, {}, true};
-const FieldSpec k_month{"month", 1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
+const FieldSpec k_month{"month",
+                        1,
+                        12,
+                        {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
                         false};
 const FieldSpec k_weekday{"day-of-week", 0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}, true};
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorCategory::invalid_input, message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw Error(ErrorCategory::invalid_input, message);
+}
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::string part;
   std::istringstream in(text);
-  while (std::getline(in, part, separator)) parts.push_back(part);
+  while (std::getline(in, part, separator))
+    parts.push_back(part);
   if (!text.empty() && text.back() == separator) parts.emplace_back();
   return parts;
 }
@@ -40,7 +47,8 @@ std::vector<std::string> split(const std::string& text, char separator) {
 std::vector<std::string> fields_of(const std::string& expression) {
   std::vector<std::string> fields;
   std::istringstream in(expression);
-  for (std::string field; in >> field;) fields.push_back(field);
+  for (std::string field; in >> field;)
+    fields.push_back(field);
   return fields;
 }
 
@@ -49,13 +57,17 @@ int value_of(const std::string& text, const FieldSpec& spec) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   for (std::size_t i = 0; i < spec.names.size(); ++i)
     if (lower == spec.names[i]) return spec.low + static_cast<int>(i);
-  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
-    fail(fmt::format("{} field: \"{}\" is not a number{}", spec.name, text,
-                     spec.names.empty() ? "" : fmt::format(" or a name ({}-{})", spec.names.front(), spec.names.back())));
-  if (text.size() > 4) fail(fmt::format("{} field: {} is out of range {}-{}", spec.name, text, spec.low, spec.high));
+  if (text.empty() ||
+      !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+    fail(fmt::format(
+        "{} field: \"{}\" is not a number{}", spec.name, text,
+        spec.names.empty() ? "" : fmt::format(" or a name ({}-{})", spec.names.front(), spec.names.back())));
+  if (text.size() > 4)
+    fail(fmt::format("{} field: {} is out of range {}-{}", spec.name, text, spec.low, spec.high));
   int value = std::stoi(text);
   if (value < spec.low || value > spec.high) {
-    std::string hint = &spec == &k_weekday && value == 7 ? " (use 0 or sun for Sunday: Kubernetes rejects 7)" : "";
+    std::string hint =
+        &spec == &k_weekday && value == 7 ? " (use 0 or sun for Sunday: Kubernetes rejects 7)" : "";
     fail(fmt::format("{} field: {} is out of range {}-{}{}", spec.name, value, spec.low, spec.high, hint));
   }
   return value;
@@ -75,7 +87,8 @@ bool parse_field(const std::string& text, const FieldSpec& spec, std::bitset<N>&
     if (pieces.size() == 2) {
       const std::string& step_text = pieces[1];
       if (step_text.empty() || step_text.size() > 4 ||
-          !std::all_of(step_text.begin(), step_text.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+          !std::all_of(step_text.begin(), step_text.end(),
+                       [](unsigned char c) { return std::isdigit(c) != 0; }))
         fail(fmt::format("{} field: step \"{}\" is not a number", spec.name, step_text));
       step = std::stoi(step_text);
       if (step == 0) fail(fmt::format("{} field: a step of 0 never advances", spec.name));
@@ -83,7 +96,8 @@ bool parse_field(const std::string& text, const FieldSpec& spec, std::bitset<N>&
     int low = spec.low, high = spec.high;
     if (range == "*" || range == "?") {
       if (range == "?" && !spec.question_mark)
-        fail(fmt::format("{} field: \"?\" is allowed only in the day-of-month and day-of-week fields", spec.name));
+        fail(fmt::format("{} field: \"?\" is allowed only in the day-of-month and day-of-week fields",
+                         spec.name));
       if (step == 1) star = true;
     } else if (auto dash = range.find('-'); dash != std::string::npos) {
       low = value_of(range.substr(0, dash), spec);
@@ -94,7 +108,8 @@ bool parse_field(const std::string& text, const FieldSpec& spec, std::bitset<N>&
       // "a/step" means from a to the end, stepping (as CronJobs read it).
       if (pieces.size() == 1) high = low;
     }
-    for (int value = low; value <= high; value += step) bits.set(static_cast<std::size_t>(value));
+    for (int value = low; value <= high; value += step)
+      bits.set(static_cast<std::size_t>(value));
   }
   return star;
 }
@@ -103,46 +118,113 @@ const std::map<std::string, std::string> k_macros = {
     {"@yearly", "0 0 1 1 *"}, {"@annually", "0 0 1 1 *"}, {"@monthly", "0 0 1 * *"}, {"@weekly", "0 0 * * 0"},
     {"@daily", "0 0 * * *"},  {"@midnight", "0 0 * * *"}, {"@hourly", "0 * * * *"}};
 
-std::string expand_macro(const std::string& expression) {
+// Go's time.ParseDuration, which robfig/cron reads "@every" with: a sign,
+// then numbers (with a fraction) each followed by a unit: "90m", "1h30m",
+// "1.5h", "300ms". nullopt when Go would refuse it.
+std::optional<long double> go_duration_seconds(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  if (text == "0") return 0.0L;
+  if (text.empty()) return std::nullopt;
+  static const std::map<std::string, long double, std::less<>> k_units = {
+      {"ns", 1e-9L}, {"us", 1e-6L}, {"\u00b5s", 1e-6L}, {"\u03bcs", 1e-6L},
+      {"ms", 1e-3L}, {"s", 1.0L},   {"m", 60.0L},       {"h", 3600.0L}};
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  long double total = 0;
+  while (!text.empty()) {
+    std::size_t end = 0;
+    bool digits = false;
+    while (end < text.size() && is_digit(text[end]))
+      ++end, digits = true;
+    if (end < text.size() && text[end] == '.') {
+      ++end;
+      while (end < text.size() && is_digit(text[end]))
+        ++end, digits = true;
+    }
+    if (!digits) return std::nullopt;
+    long double number = std::stold(std::string(text.substr(0, end)));
+    text.remove_prefix(end);
+    std::size_t unit_end = 0;
+    while (unit_end < text.size() && !is_digit(text[unit_end]) && text[unit_end] != '.')
+      ++unit_end;
+    auto unit = k_units.find(text.substr(0, unit_end));
+    if (unit == k_units.end()) return std::nullopt;  // no unit, or an unknown one
+    total += number * unit->second;
+    text.remove_prefix(unit_end);
+  }
+  if (total > 9.2e9L) return std::nullopt;  // beyond an int64 of nanoseconds
+  return negative ? -total : total;
+}
+
+const char* const k_known_macros =
+    "@yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly, @every <duration>";
+
+// A descriptor as robfig/cron reads one: the whole expression, exactly,
+// lower case, with no space around it ("@DAILY" and "@daily " are refused).
+// Returns the 5-field equivalent, or sets `interval` for "@every".
+std::string expand_descriptor(const std::string& expression, std::optional<std::chrono::seconds>& interval) {
+  if (auto found = k_macros.find(expression); found != k_macros.end()) return found->second;
+  constexpr std::string_view k_every = "@every ";
+  if (expression.starts_with(k_every)) {
+    std::string duration = expression.substr(k_every.size());
+    auto parsed = go_duration_seconds(duration);
+    if (!parsed)
+      fail(fmt::format("\"{}\": \"{}\" is not a duration (Go's syntax: 90m, 1h30m, 1.5h, 45s; no spaces)",
+                       expression, duration));
+    // As robfig/cron: under a second counts as one, and fractions of a second are dropped.
+    auto whole = static_cast<long long>(*parsed);
+    interval = std::chrono::seconds(std::max(whole, 1LL));
+    return "";
+  }
   std::string lower = expression;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (auto found = k_macros.find(lower); found != k_macros.end()) return found->second;
-  if (lower.starts_with("@every"))
-    fail("@every is not supported: write the interval as 5 fields, e.g. \"*/15 * * * *\" for every 15 minutes");
-  fail(fmt::format("unknown macro \"{}\" (known: @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)",
-                   expression));
+  while (!lower.empty() && std::isspace(static_cast<unsigned char>(lower.back())))
+    lower.pop_back();
+  if (k_macros.contains(lower) || lower.starts_with("@every"))
+    fail(fmt::format(
+        "\"{}\": write it exactly as {}{} (Kubernetes refuses any other spelling)", expression,
+        lower.starts_with("@every") ? "@every <duration>" : lower,
+        lower.starts_with("@every") ? ", one space, no space after" : ", lower case, no space after"));
+  fail(fmt::format("unknown macro \"{}\" (known: {})", expression, k_known_macros));
 }
 
 [[noreturn]] void reject_six_fields(const std::vector<std::string>& fields) {
   std::vector<std::string> rest(fields.begin() + 1, fields.end());
   std::string equivalent = fmt::format("{}", fmt::join(rest, " "));
   std::string seconds_note =
-      fields[0] == "0" ? "" : fmt::format(" (the seconds field \"{}\" cannot be kept: runs start on whole minutes)",
-                                          fields[0]);
-  fail(fmt::format("\"{}\" has 6 fields, but schedules have 5 (minute hour day-of-month month day-of-week) and no "
-                   "seconds field; read seconds-first, it is \"{}\"{}",
-                   fmt::join(fields, " "), equivalent, seconds_note));
+      fields[0] == "0"
+          ? ""
+          : fmt::format(" (the seconds field \"{}\" cannot be kept: runs start on whole minutes)", fields[0]);
+  fail(fmt::format(
+      "\"{}\" has 6 fields, but schedules have 5 (minute hour day-of-month month day-of-week) and no "
+      "seconds field; read seconds-first, it is \"{}\"{}",
+      fmt::join(fields, " "), equivalent, seconds_note));
 }
 
 }  // namespace
 
 CronSchedule CronSchedule::parse(const std::string& expression) {
-  std::string text = expression;
-  auto trimmed = fields_of(text);
+  CronSchedule schedule;
+  schedule.expression_ = expression;
+  auto trimmed = fields_of(expression);
   if (trimmed.empty()) fail("the schedule is empty");
   if (trimmed[0].starts_with("TZ=") || trimmed[0].starts_with("CRON_TZ="))
     fail("a time zone inside the schedule is not supported: set spec.timeZone instead");
-  if (trimmed[0].starts_with("@")) {
-    if (trimmed.size() > 1 && !trimmed[0].starts_with("@every"))
-      fail(fmt::format("\"{}\": a macro such as {} stands alone, without further fields", expression, trimmed[0]));
-    trimmed = fields_of(expand_macro(trimmed[0]));
+  if (expression.starts_with("@")) {
+    std::string fields = expand_descriptor(expression, schedule.interval_);
+    if (schedule.interval_) return schedule;
+    trimmed = fields_of(fields);
+  } else if (trimmed[0].starts_with("@")) {
+    fail(fmt::format("\"{}\": a macro such as {} must start the schedule, with no space before it",
+                     expression, trimmed[0]));
   }
   if (trimmed.size() == 6) reject_six_fields(trimmed);
   if (trimmed.size() != 5)
-    fail(fmt::format("\"{}\" has {} fields; a schedule has 5: minute hour day-of-month month day-of-week", expression,
-                     trimmed.size()));
-  CronSchedule schedule;
-  schedule.expression_ = expression;
+    fail(fmt::format("\"{}\" has {} fields; a schedule has 5: minute hour day-of-month month day-of-week",
+                     expression, trimmed.size()));
   parse_field(trimmed[0], k_minute, schedule.minutes_);
   parse_field(trimmed[1], k_hour, schedule.hours_);
   schedule.days_star_ = parse_field(trimmed[2], k_day, schedule.days_);
@@ -160,6 +242,7 @@ bool CronSchedule::day_matches(year_month_day date) const {
 }
 
 std::optional<Seconds> CronSchedule::next_after(Seconds after, const TimeZone& zone) const {
+  if (interval_) return after + *interval_;
   // Walk wall-clock times from a little before `after` (a repeated hour can
   // put an earlier wall-clock time later in UTC), keeping the earliest UTC
   // time after `after`; stop a few hours of wall clock past the first hit.

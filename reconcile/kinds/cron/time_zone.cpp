@@ -13,7 +13,9 @@ namespace {
 
 using namespace std::chrono;
 
-[[noreturn]] void fail(const std::string& message) { throw Error(ErrorCategory::invalid_input, message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw Error(ErrorCategory::invalid_input, message);
+}
 
 // Reads big-endian integers from TZif data, failing on truncation.
 class Reader {
@@ -22,8 +24,10 @@ class Reader {
   long long integer(std::size_t bytes) {
     if (at_ + bytes > data_.size()) fail(fmt::format("time zone \"{}\": truncated TZif data", name_));
     unsigned long long value = 0;
-    for (std::size_t i = 0; i < bytes; ++i) value = (value << 8) | static_cast<unsigned char>(data_[at_++]);
-    if (bytes < 8 && (value >> (bytes * 8 - 1)) != 0) return static_cast<long long>(value) - (1LL << (bytes * 8));
+    for (std::size_t i = 0; i < bytes; ++i)
+      value = (value << 8) | static_cast<unsigned char>(data_[at_++]);
+    if (bytes < 8 && (value >> (bytes * 8 - 1)) != 0)
+      return static_cast<long long>(value) - (1LL << (bytes * 8));
     return static_cast<long long>(value);
   }
   void skip(std::size_t bytes) {
@@ -72,7 +76,8 @@ long parse_clock(const std::string& text, std::size_t& at) {
       ++at;
     }
     std::size_t start = at;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0)
+      ++at;
     if (at == start || at - start > 3) fail("malformed time in POSIX TZ rule \"" + text + "\"");
     parts[part] = std::stol(text.substr(start, at - start));
   }
@@ -87,7 +92,8 @@ std::string parse_abbreviation(const std::string& text, std::size_t& at) {
     at = close + 1;
     return text.substr(start + 1, close - start - 1);
   }
-  while (at < text.size() && std::isalpha(static_cast<unsigned char>(text[at])) != 0) ++at;
+  while (at < text.size() && std::isalpha(static_cast<unsigned char>(text[at])) != 0)
+    ++at;
   if (at - start < 3) fail("malformed zone name in POSIX TZ rule \"" + text + "\"");
   return text.substr(start, at - start);
 }
@@ -96,7 +102,8 @@ PosixRule::Date parse_date(const std::string& text, std::size_t& at) {
   PosixRule::Date date;
   auto number = [&]() {
     std::size_t start = at;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0)
+      ++at;
     if (at == start) fail("malformed date in POSIX TZ rule \"" + text + "\"");
     return std::stoi(text.substr(start, at - start));
   };
@@ -135,9 +142,11 @@ sys_days date_in_year(const PosixRule::Date& date, int year) {
       if (std::chrono::year(year).is_leap() && date.day >= 60) ++offset;
       return first + days(offset);
     }
-    case PosixRule::Date::Kind::julian_zero: return first + days(date.day);
+    case PosixRule::Date::Kind::julian_zero:
+      return first + days(date.day);
     case PosixRule::Date::Kind::month_week_day: {
-      sys_days month_start = year_month_day{std::chrono::year(year), month(static_cast<unsigned>(date.month)), 1d};
+      sys_days month_start =
+          year_month_day{std::chrono::year(year), month(static_cast<unsigned>(date.month)), 1d};
       unsigned first_weekday = weekday(month_start).c_encoding();
       int shift = (date.day - static_cast<int>(first_weekday) + 7) % 7;
       sys_days day = month_start + days(shift + (date.week - 1) * 7);
@@ -222,9 +231,11 @@ TimeZone TimeZone::from_tzif(const std::string& name, const std::string& data) {
   TimeZone zone;
   zone.name_ = name;
   std::vector<long long> times;
-  for (long long i = 0; i < header.timecnt; ++i) times.push_back(reader.integer(time_size));
+  for (long long i = 0; i < header.timecnt; ++i)
+    times.push_back(reader.integer(time_size));
   std::vector<long long> indices;
-  for (long long i = 0; i < header.timecnt; ++i) indices.push_back(reader.integer(1));
+  for (long long i = 0; i < header.timecnt; ++i)
+    indices.push_back(reader.integer(1));
   std::vector<long> type_offsets;
   for (long long i = 0; i < header.typecnt; ++i) {
     type_offsets.push_back(static_cast<long>(reader.integer(4)));
@@ -233,15 +244,16 @@ TimeZone TimeZone::from_tzif(const std::string& name, const std::string& data) {
   reader.skip(static_cast<std::size_t>(header.charcnt + header.leapcnt * (time_size + 4) + header.isstdcnt +
                                        header.isutcnt));
   for (std::size_t i = 0; i < times.size(); ++i) {
-    if (indices[i] < 0 || indices[i] >= header.typecnt) fail(fmt::format("time zone \"{}\": bad type index", name));
+    if (indices[i] < 0 || indices[i] >= header.typecnt)
+      fail(fmt::format("time zone \"{}\": bad type index", name));
     zone.transitions_.push_back(times[i]);
     zone.offsets_.push_back(type_offsets[static_cast<std::size_t>(indices[i])]);
   }
   zone.initial_offset_ = type_offsets.front();
   if (header.version >= '2' && reader.position() < data.size() && data[reader.position()] == '\n') {
     auto end = data.find('\n', reader.position() + 1);
-    std::string footer = data.substr(reader.position() + 1, end == std::string::npos ? std::string::npos
-                                                                                      : end - reader.position() - 1);
+    std::string footer = data.substr(
+        reader.position() + 1, end == std::string::npos ? std::string::npos : end - reader.position() - 1);
     if (!footer.empty()) zone.footer_ = PosixRule::parse(footer);
   }
   return zone;
@@ -277,6 +289,26 @@ std::vector<Seconds> TimeZone::all_utc(local_seconds local) const {
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+std::optional<Seconds> TimeZone::irregular_shift(Seconds from, Seconds to) const {
+  // Offsets are sampled every 15 minutes (no zone shifts twice that fast),
+  // and each change is narrowed down to its second.
+  constexpr std::chrono::seconds k_step{15 * 60};
+  long before = offset_at(from);
+  for (Seconds sample = from + k_step; sample < to + k_step; sample += k_step) {
+    long after = offset_at(sample);
+    if (after == before) continue;
+    Seconds unchanged = sample - k_step, changed = sample;
+    while (changed - unchanged > std::chrono::seconds(1)) {
+      Seconds middle = unchanged + (changed - unchanged) / 2;
+      (offset_at(middle) == before ? unchanged : changed) = middle;
+    }
+    long long local_second_of_hour = ((changed.time_since_epoch().count() + before) % 3600 + 3600) % 3600;
+    if (changed < to && ((after - before) % 3600 != 0 || local_second_of_hour != 0)) return changed;
+    before = after;
+  }
+  return std::nullopt;
 }
 
 }  // namespace opctl::kinds::cron

@@ -54,6 +54,11 @@ class TimeZone {
   // Every UTC time that shows this wall-clock time, ascending: none in a
   // gap, two in a repeated hour.
   std::vector<Seconds> all_utc(std::chrono::local_seconds local) const;
+  // The first change of UTC offset in [from, to) that is not a whole hour at
+  // a local time on the hour (Australia/Lord_Howe's 30-minute shift,
+  // Pacific/Chatham's at 2:45), the kind robfig/cron misfires around;
+  // nullopt when there is none.
+  std::optional<Seconds> irregular_shift(Seconds from, Seconds to) const;
 
  private:
   std::string name_;

@@ -12,7 +12,8 @@ using namespace opctl::kinds;
 namespace {
 
 std::string header(const std::string& name = "nightly") {
-  return "apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: " + name + "\n  namespace: shop\nspec:\n";
+  return "apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: " + name +
+         "\n  namespace: shop\nspec:\n";
 }
 
 Object cluster_object(const std::string& name) {
@@ -23,7 +24,8 @@ Object cluster_object(const std::string& name) {
 
 std::vector<std::string> rendered(const std::vector<Problem>& problems) {
   std::vector<std::string> lines;
-  for (const auto& problem : problems) lines.push_back(problem.to_string());
+  for (const auto& problem : problems)
+    lines.push_back(problem.to_string());
   return lines;
 }
 
@@ -31,7 +33,8 @@ std::vector<std::string> rendered(const std::vector<Problem>& problems) {
 
 TEST_CASE("given a 6-field schedule, validate() rejects it at its line with the 5-field equivalent",
           "[kinds][backup]") {
-  auto object = test::object_from_yaml(header() + "  cluster: db\n  schedule: \"0 0 2 * * *\"\n  target:\n    pvc: b\n");
+  auto object = test::object_from_yaml(header() +
+                                       "  cluster: db\n  schedule: \"0 0 2 * * *\"\n  target:\n    pvc: b\n");
   auto problems = rendered(backup::BackupReconciler().validate(object));
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].find("backup.yaml:8: spec.schedule:") == 0);
@@ -40,20 +43,21 @@ TEST_CASE("given a 6-field schedule, validate() rejects it at its line with the 
 
 TEST_CASE("given bad fields, validate() reports each with file:line and field path", "[kinds][backup]") {
   auto object = test::object_from_yaml(header() +
-                                       "  cluster: Db_1\n"          // 7
+                                       "  cluster: Db_1\n"             // 7
                                        "  schedule: \"61 * * * *\"\n"  // 8
-                                       "  timeZone: Mars/Base\n"     // 9
-                                       "  method: pg_dumpall\n"      // 10
-                                       "  retention:\n"              // 11
-                                       "    keep: 0\n"               // 12
-                                       "    maxAge: soon\n"          // 13
-                                       "  target:\n"                 // 14
-                                       "    pvc: b\n"                // 15
+                                       "  timeZone: Mars/Base\n"       // 9
+                                       "  method: pg_dumpall\n"        // 10
+                                       "  retention:\n"                // 11
+                                       "    keep: 0\n"                 // 12
+                                       "    maxAge: soon\n"            // 13
+                                       "  target:\n"                   // 14
+                                       "    pvc: b\n"                  // 15
                                        "    volume: {emptyDir: {}}\n"  // 16
-                                       "  colour: blue\n");          // 17
+                                       "  colour: blue\n");            // 17
   auto problems = rendered(backup::BackupReconciler().validate(object));
   auto has = [&](const std::string& text) {
-    return std::any_of(problems.begin(), problems.end(), [&](const auto& line) { return line.find(text) == 0; });
+    return std::any_of(problems.begin(), problems.end(),
+                       [&](const auto& line) { return line.find(text) == 0; });
   };
   CHECK(has("backup.yaml:7: spec.cluster: \"Db_1\" is not a Cluster name"));
   CHECK(has("backup.yaml:8: spec.schedule: minute field: 61 is out of range 0-59"));
@@ -82,7 +86,8 @@ TEST_CASE("given a Cluster the manifests do not hold, the set check is an error;
   auto with_other = reconciler.check_in_set(object, {object, cluster_object("db")});
   REQUIRE(with_other.errors.size() == 1);
   CHECK(with_other.errors[0].to_string() ==
-        "backup.yaml:7: spec.cluster: Cluster \"dbx\" is not in the manifests in namespace shop (Clusters there: db)");
+        "backup.yaml:7: spec.cluster: Cluster \"dbx\" is not in the manifests in namespace shop (Clusters "
+        "there: db)");
   auto with_match = reconciler.check_in_set(object, {object, cluster_object("dbx")});
   CHECK(with_match.errors.empty());
   CHECK(with_match.warnings.empty());
@@ -92,20 +97,25 @@ TEST_CASE("given a Cluster the manifests do not hold, the set check is an error;
   CHECK(without.warnings[0].message.find("must exist in namespace shop") != std::string::npos);
 }
 
-TEST_CASE("given an hourly schedule with keep: 7, validate warns that retention cannot hold it", "[kinds][backup]") {
-  auto object = test::object_from_yaml(header() + "  cluster: db\n  schedule: \"0 * * * *\"\n  target:\n    pvc: b\n"
-                                                  "  retention:\n    keep: 7\n");
+TEST_CASE("given an hourly schedule with keep: 7, validate warns that retention cannot hold it",
+          "[kinds][backup]") {
+  auto object = test::object_from_yaml(header() +
+                                       "  cluster: db\n  schedule: \"0 * * * *\"\n  target:\n    pvc: b\n"
+                                       "  retention:\n    keep: 7\n");
   auto findings = backup::BackupReconciler().check_in_set(object, {object, cluster_object("db")});
   REQUIRE(findings.warnings.size() == 1);
   CHECK(findings.warnings[0].to_string() ==
-        "backup.yaml:8: spec.schedule: \"0 * * * *\" fires more often than the retention can hold: keep: 7 holds only "
+        "backup.yaml:8: spec.schedule: \"0 * * * *\" fires more often than the retention can hold: keep: 7 "
+        "holds only "
         "the last 7h of backups (for daily backups use \"0 0 * * *\")");
 }
 
-TEST_CASE("retention advice: keep shorter than maxAge, no retention, and a schedule that fits", "[kinds][backup]") {
+TEST_CASE("retention advice: keep shorter than maxAge, no retention, and a schedule that fits",
+          "[kinds][backup]") {
   auto shorter = backup::retention_advice("0 3 * * *", "", 7, std::chrono::hours(24 * 30));
   REQUIRE(shorter.size() == 1);
-  CHECK(shorter[0].find("keep: 7 deletes each backup after about 1w, long before maxAge 30d") != std::string::npos);
+  CHECK(shorter[0].find("keep: 7 deletes each backup after about 1w, long before maxAge 30d") !=
+        std::string::npos);
   CHECK(backup::retention_advice("0 3 * * *", "", std::nullopt, std::nullopt)[0].find("no retention") == 0);
   CHECK(backup::retention_advice("0 3 * * *", "", 7, std::nullopt).empty());
   CHECK(backup::retention_advice("0 3 * * *", "Europe/Berlin", 7, std::chrono::hours(24 * 7)).empty());
@@ -113,9 +123,21 @@ TEST_CASE("retention advice: keep shorter than maxAge, no retention, and a sched
             "fires more than 100 times") != std::string::npos);
 }
 
+TEST_CASE("time zone advice: a zone that shifts by half an hour or off the hour is warned about",
+          "[kinds][backup]") {
+  auto lord_howe = backup::time_zone_advice("0 3 * * *", "Australia/Lord_Howe");
+  REQUIRE(lord_howe);
+  CHECK(lord_howe->find("Australia/Lord_Howe shifts its clock by other than a whole hour on the hour") == 0);
+  CHECK(backup::time_zone_advice("0 3 * * *", "Pacific/Chatham"));
+  CHECK_FALSE(backup::time_zone_advice("0 3 * * *", "Europe/Berlin"));
+  CHECK_FALSE(backup::time_zone_advice("0 3 * * *", ""));
+  CHECK_FALSE(backup::time_zone_advice("@every 90m", "Australia/Lord_Howe"));  // no wall clock involved
+}
+
 TEST_CASE("the registry checks every custom resource and leaves other kinds alone", "[kinds]") {
   auto registry = builtin_registry();
-  auto bad = test::object_from_yaml(header() + "  cluster: db\n  schedule: \"0 0 2 * * *\"\n  target:\n    pvc: b\n");
+  auto bad = test::object_from_yaml(header() +
+                                    "  cluster: db\n  schedule: \"0 0 2 * * *\"\n  target:\n    pvc: b\n");
   auto other = test::object_from_yaml("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", "cm.yaml");
   auto findings = registry.check({bad, other, cluster_object("db")});
   REQUIRE(findings.errors.size() >= 1);
@@ -139,9 +161,12 @@ TEST_CASE("the Backup CRD comes from the same schema: enums, defaults, minimums 
   CHECK(spec["properties"]["target"]["x-kubernetes-validations"][0]["rule"] ==
         "(has(self.pvc) ? 1 : 0) + (has(self.volume) ? 1 : 0) == 1");
   CHECK(spec["properties"]["target"]["properties"]["volume"]["x-kubernetes-preserve-unknown-fields"] == true);
-  const Json& conditions = version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"];
+  const Json& conditions =
+      version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"];
   CHECK(conditions["x-kubernetes-list-type"] == "map");
   std::vector<std::string> columns;
-  for (const auto& column : version["additionalPrinterColumns"]) columns.push_back(column["name"]);
-  CHECK(columns == std::vector<std::string>{"Cluster", "Schedule", "Suspend", "Last Success", "Next", "Ready", "Age"});
+  for (const auto& column : version["additionalPrinterColumns"])
+    columns.push_back(column["name"]);
+  CHECK(columns ==
+        std::vector<std::string>{"Cluster", "Schedule", "Suspend", "Last Success", "Next", "Ready", "Age"});
 }

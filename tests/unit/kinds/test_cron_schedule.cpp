@@ -62,7 +62,9 @@ const Case k_cases[] = {
     {"0 0 29 2 1", "2025-01-01T00:00:00Z", "UTC", "2025-02-03T00:00:00Z"},
 };
 
-Seconds at(const std::string& text) { return std::chrono::floor<std::chrono::seconds>(*parse_time(text)); }
+Seconds at(const std::string& text) {
+  return std::chrono::floor<std::chrono::seconds>(*parse_time(text));
+}
 
 std::string parse_error(const std::string& expression) {
   try {
@@ -111,17 +113,54 @@ TEST_CASE("malformed expressions are rejected with the field at fault", "[kinds]
   CHECK(parse_error("* * * foo *").find("not a number or a name (jan-dec)") != std::string::npos);
   CHECK(parse_error("? * * * *").find("only in the day-of-month and day-of-week") != std::string::npos);
   CHECK(parse_error("1,,2 * * * *").find("empty list item") != std::string::npos);
-  CHECK(parse_error("@every 5m").find("@every is not supported") != std::string::npos);
+  CHECK(parse_error("@every 5 m").find("is not a duration") != std::string::npos);
+  CHECK(parse_error("@every").find("@every <duration>") != std::string::npos);
   CHECK(parse_error("@fortnightly").find("unknown macro") != std::string::npos);
   CHECK(parse_error("TZ=UTC 0 0 * * *").find("spec.timeZone") != std::string::npos);
 }
 
-TEST_CASE("names and macros are case-insensitive", "[kinds][cron]") {
+TEST_CASE("names are case-insensitive, descriptors exact, as kube-apiserver reads them", "[kinds][cron]") {
   auto upper = CronSchedule::parse("0 0 * JAN MON").next_after(at("2025-06-01T00:00:00Z"), TimeZone::utc());
   auto lower = CronSchedule::parse("0 0 * jan mon").next_after(at("2025-06-01T00:00:00Z"), TimeZone::utc());
   CHECK(upper == lower);
-  CHECK(CronSchedule::parse("@DAILY").next_after(at("2025-06-01T10:00:00Z"), TimeZone::utc()) ==
-        at("2025-06-02T00:00:00Z"));
+  // robfig/cron compares descriptors as written: kube-apiserver refuses these.
+  CHECK(parse_error("@DAILY").find("write it exactly as @daily") != std::string::npos);
+  CHECK(parse_error("@daily ").find("write it exactly as @daily") != std::string::npos);
+  CHECK(parse_error(" @daily").find("must start the schedule") != std::string::npos);
+  CHECK(parse_error("@EVERY 5m").find("@every <duration>") != std::string::npos);
+  // Surrounding space around five fields is fine (they are split on whitespace).
+  CHECK(CronSchedule::parse(" 0 3 * * * ").next_after(at("2025-06-01T10:00:00Z"), TimeZone::utc()) ==
+        at("2025-06-02T03:00:00Z"));
+}
+
+TEST_CASE("@every takes Go durations, whole seconds, at least one", "[kinds][cron]") {
+  auto next = [](const char* expression) {
+    return CronSchedule::parse(expression).next_after(at("2025-06-01T10:00:00Z"), TimeZone::utc());
+  };
+  CHECK(next("@every 90m") == at("2025-06-01T11:30:00Z"));
+  CHECK(next("@every 1h30m") == at("2025-06-01T11:30:00Z"));
+  CHECK(next("@every 1.5h") == at("2025-06-01T11:30:00Z"));
+  CHECK(next("@every 2h45m10s") == at("2025-06-01T12:45:10Z"));
+  CHECK(next("@every 90.9s") == at("2025-06-01T10:01:30Z"));  // fractions of a second are dropped
+  CHECK(next("@every 300ms") == at("2025-06-01T10:00:01Z"));  // under a second counts as one
+  CHECK(next("@every 0") == at("2025-06-01T10:00:01Z"));
+  CHECK(CronSchedule::parse("@every 90m").interval() == std::chrono::seconds(5400));
+  CHECK_FALSE(CronSchedule::parse("@daily").interval());
+  for (const char* bad : {"@every 90", "@every m", "@every 5d", "@every .m", "@every 1h 30m", "@every 90m "})
+    CHECK(parse_error(bad).find("not a duration") != std::string::npos);
+}
+
+TEST_CASE("zones that shift by other than a whole hour on the hour are found", "[kinds][cron]") {
+  Seconds from = at("2025-01-01T00:00:00Z");
+  Seconds to = at("2027-01-01T00:00:00Z");
+  auto lord_howe = TimeZone::load("Australia/Lord_Howe").irregular_shift(from, to);  // 30-minute shifts
+  REQUIRE(lord_howe);
+  CHECK(format_time(*lord_howe) == "2025-04-05T15:00:00Z");  // 02:00 at +11:00 becomes 01:30 at +10:30
+  auto chatham = TimeZone::load("Pacific/Chatham").irregular_shift(from, to);  // at 2:45 and 3:45
+  REQUIRE(chatham);
+  CHECK(format_time(*chatham) == "2025-04-05T14:00:00Z");
+  for (const char* regular : {"UTC", "Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Kolkata"})
+    CHECK_FALSE(TimeZone::load(regular).irregular_shift(from, to));
 }
 
 TEST_CASE("unknown and unsafe time zone names are rejected", "[kinds][cron]") {
