@@ -323,10 +323,12 @@ std::optional<std::string> time_zone_advice(const std::string& schedule, const s
   auto shift = zone.irregular_shift(from, from + std::chrono::days(2 * 366));
   if (!shift) return std::nullopt;
   return fmt::format(
-      "{} shifts its clock by other than a whole hour on the hour (e.g. at {} UTC); the CronJob controller's "
-      "cron "
-      "library assumes whole-hour shifts and can start a backup at another time around such a shift "
-      "(nextScheduleTime shows the correct one); a zone without such shifts (or UTC) avoids it",
+      "{} shifts its clock by other than a whole hour, off the hour or at midnight (e.g. at {}); the CronJob "
+      "controller's cron library assumes whole-hour shifts on the hour away from midnight and can start a "
+      "backup "
+      "at another time around such a shift (nextScheduleTime shows the correct one); UTC, or a zone without "
+      "such "
+      "shifts, avoids it",
       time_zone, format_time(*shift));
 }
 

@@ -17,18 +17,14 @@ struct FieldSpec {
   const char* name;
   int low, high;
   std::vector<std::string> names;  // names[i] means low + i
-  bool question_mark;              // `?` allowed (the day fields)
 };
 
-const FieldSpec k_minute{"minute", 0, 59, {}, false};
-const FieldSpec k_hour{"hour", 0, 23, {}, false};
-const FieldSpec k_day{"day-of-month", 1, 31, {}, true};
-const FieldSpec k_month{"month",
-                        1,
-                        12,
-                        {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"},
-                        false};
-const FieldSpec k_weekday{"day-of-week", 0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}, true};
+const FieldSpec k_minute{"minute", 0, 59, {}};
+const FieldSpec k_hour{"hour", 0, 23, {}};
+const FieldSpec k_day{"day-of-month", 1, 31, {}};
+const FieldSpec k_month{
+    "month", 1, 12, {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}};
+const FieldSpec k_weekday{"day-of-week", 0, 6, {"sun", "mon", "tue", "wed", "thu", "fri", "sat"}};
 
 [[noreturn]] void fail(const std::string& message) {
   throw Error(ErrorCategory::invalid_input, message);
@@ -95,9 +91,7 @@ bool parse_field(const std::string& text, const FieldSpec& spec, std::bitset<N>&
     }
     int low = spec.low, high = spec.high;
     if (range == "*" || range == "?") {
-      if (range == "?" && !spec.question_mark)
-        fail(fmt::format("{} field: \"?\" is allowed only in the day-of-month and day-of-week fields",
-                         spec.name));
+      // robfig/cron reads `?` as `*` in every field, so kube-apiserver accepts it anywhere.
       if (step == 1) star = true;
     } else if (auto dash = range.find('-'); dash != std::string::npos) {
       low = value_of(range.substr(0, dash), spec);

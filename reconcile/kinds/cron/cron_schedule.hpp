@@ -10,11 +10,12 @@
 // `*` or `?` without a step above 1.
 //
 // next_after() is the correct wall-clock computation in the schedule's zone.
-// robfig/cron assumes daylight-saving shifts of a whole hour on the hour; in
-// zones where that is false (Australia/Lord_Howe shifts by 30 minutes,
-// Pacific/Chatham shifts at 2:45) the CronJob controller can fire at other
-// times around a shift. TimeZone::irregular_shift() finds such zones, and
-// `opctl validate` warns about them.
+// robfig/cron assumes daylight-saving shifts of a whole hour, on the hour,
+// away from midnight; in zones where that is false (Australia/Lord_Howe
+// shifts by 30 minutes, Pacific/Chatham at 2:45, America/Santiago at
+// midnight) the CronJob controller can fire at other times around a shift
+// (tests/cron_parity measures it). TimeZone::irregular_shift() finds such
+// zones, and `opctl validate` warns about them.
 //
 // A 6-field expression (seconds first, as some operators read it) is rejected
 // with its 5-field equivalent: silently reading one as the other is the

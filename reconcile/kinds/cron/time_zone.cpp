@@ -304,8 +304,11 @@ std::optional<Seconds> TimeZone::irregular_shift(Seconds from, Seconds to) const
       Seconds middle = unchanged + (changed - unchanged) / 2;
       (offset_at(middle) == before ? unchanged : changed) = middle;
     }
-    long long local_second_of_hour = ((changed.time_since_epoch().count() + before) % 3600 + 3600) % 3600;
-    if (changed < to && ((after - before) % 3600 != 0 || local_second_of_hour != 0)) return changed;
+    long long local_second_of_day = ((changed.time_since_epoch().count() + before) % 86400 + 86400) % 86400;
+    bool whole_hour = (after - before) % 3600 == 0;
+    bool on_the_hour = local_second_of_day % 3600 == 0;
+    bool at_midnight = local_second_of_day == 0;
+    if (changed < to && (!whole_hour || !on_the_hour || at_midnight)) return changed;
     before = after;
   }
   return std::nullopt;

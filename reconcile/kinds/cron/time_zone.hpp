@@ -54,10 +54,11 @@ class TimeZone {
   // Every UTC time that shows this wall-clock time, ascending: none in a
   // gap, two in a repeated hour.
   std::vector<Seconds> all_utc(std::chrono::local_seconds local) const;
-  // The first change of UTC offset in [from, to) that is not a whole hour at
-  // a local time on the hour (Australia/Lord_Howe's 30-minute shift,
-  // Pacific/Chatham's at 2:45), the kind robfig/cron misfires around;
-  // nullopt when there is none.
+  // The first change of UTC offset in [from, to) of a kind robfig/cron
+  // misfires around: not a whole hour (Australia/Lord_Howe's 30 minutes),
+  // not on the hour (Pacific/Chatham's at 2:45), or at local midnight
+  // (America/Santiago's, when a day starts at 01:00 or midnight comes
+  // twice); nullopt when there is none.
   std::optional<Seconds> irregular_shift(Seconds from, Seconds to) const;
 
  private:

@@ -11,8 +11,10 @@ using test::FixedRandom;
 namespace {
 
 Json backup_object(const std::string& spec_yaml) {
-  Json object = test::json_from_yaml("apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: nightly\n"
-                                     "  namespace: shop\n  uid: uid-1\n  generation: 3\nspec:\n" + spec_yaml);
+  Json object = test::json_from_yaml(
+      "apiVersion: opctl.io/v1alpha1\nkind: Backup\nmetadata:\n  name: nightly\n"
+      "  namespace: shop\n  uid: uid-1\n  generation: 3\nspec:\n" +
+      spec_yaml);
   return object;
 }
 
@@ -36,9 +38,11 @@ Json job(const std::string& name, const std::string& state, const std::string& f
                  {"status", {{"startTime", "2026-01-01T00:00:00Z"}}}};
   if (state == "Complete") {
     object["status"]["completionTime"] = finished;
-    object["status"]["conditions"] = {{{"type", "Complete"}, {"status", "True"}, {"lastTransitionTime", finished}}};
+    object["status"]["conditions"] = {
+        {{"type", "Complete"}, {"status", "True"}, {"lastTransitionTime", finished}}};
   } else if (state == "Failed") {
-    object["status"]["conditions"] = {{{"type", "Failed"}, {"status", "True"}, {"lastTransitionTime", finished}}};
+    object["status"]["conditions"] = {
+        {{"type", "Failed"}, {"status", "True"}, {"lastTransitionTime", finished}}};
   }
   return object;
 }
@@ -58,7 +62,8 @@ const Condition& condition(const ReconcileResult& result, const std::string& typ
 
 std::vector<std::string> deleted_names(const ReconcileResult& result) {
   std::vector<std::string> names;
-  for (const auto& object : result.deletions) names.push_back(object["metadata"].value("name", ""));
+  for (const auto& object : result.deletions)
+    names.push_back(object["metadata"].value("name", ""));
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -73,13 +78,15 @@ ReconcileResult reconcile(const Json& parent, std::vector<Json> children = {}, b
   return backup::BackupReconciler().reconcile(observed, context);
 }
 
-const std::string k_scheduled = "  cluster: db\n  schedule: \"0 3 * * *\"\n  target:\n    pvc: backups\n"
-                                "  retention:\n    keep: 7\n";
+const std::string k_scheduled =
+    "  cluster: db\n  schedule: \"0 3 * * *\"\n  target:\n    pvc: backups\n"
+    "  retention:\n    keep: 7\n";
 
 }  // namespace
 
-TEST_CASE("given a scheduled Backup, we own one CronJob that runs pg_basebackup as the Cluster's replication role",
-          "[kinds][backup]") {
+TEST_CASE(
+    "given a scheduled Backup, we own one CronJob that runs pg_basebackup as the Cluster's replication role",
+    "[kinds][backup]") {
   auto result = reconcile(backup_object(k_scheduled));
   REQUIRE(result.children.size() == 1);
   const Json& cron = *child(result, "CronJob");
@@ -94,12 +101,14 @@ TEST_CASE("given a scheduled Backup, we own one CronJob that runs pg_basebackup 
   const Json& container = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0];
   CHECK(container["image"] == "ghcr.io/cloudnative-pg/postgresql:16.4");
   std::string env = container["env"].dump();
-  CHECK(env.find(R"({"name":"PGPASSWORD","valueFrom":{"secretKeyRef":{"key":"password","name":"db-replication"}}})") !=
-        std::string::npos);
+  CHECK(
+      env.find(
+          R"({"name":"PGPASSWORD","valueFrom":{"secretKeyRef":{"key":"password","name":"db-replication"}}})") !=
+      std::string::npos);
   CHECK(env.find(R"({"name":"PGHOST","value":"db-rw"})") != std::string::npos);
   CHECK(env.find("BACKUP_KEEP") != std::string::npos);
-  CHECK(cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] ==
-        "backups");
+  CHECK(cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["volumes"][0]["persistentVolumeClaim"]
+            ["claimName"] == "backups");
   CHECK(result.status["nextScheduleTime"] == "2026-03-11T03:00:00Z");
   CHECK(condition(result, "Ready").status);
   CHECK(condition(result, "Ready").reason == "Scheduled");
@@ -107,24 +116,28 @@ TEST_CASE("given a scheduled Backup, we own one CronJob that runs pg_basebackup 
   CHECK_FALSE(result.requeue_after);
 }
 
-TEST_CASE("given spec edits, the CronJob follows: schedule, time zone, suspend and method", "[kinds][backup]") {
-  auto result = reconcile(backup_object("  cluster: db\n  schedule: \"@hourly\"\n  timeZone: Europe/Berlin\n"
-                                 "  suspend: true\n  method: pg_dump\n  target:\n    volume:\n      nfs:\n"
-                                 "        server: nfs.local\n        path: /pg\n"));
+TEST_CASE("given spec edits, the CronJob follows: schedule, time zone, suspend and method",
+          "[kinds][backup]") {
+  auto result =
+      reconcile(backup_object("  cluster: db\n  schedule: \"@hourly\"\n  timeZone: Europe/Berlin\n"
+                              "  suspend: true\n  method: pg_dump\n  target:\n    volume:\n      nfs:\n"
+                              "        server: nfs.local\n        path: /pg\n"));
   const Json& cron = *child(result, "CronJob");
   CHECK(cron["spec"]["schedule"] == "@hourly");
   CHECK(cron["spec"]["timeZone"] == "Europe/Berlin");
   CHECK(cron["spec"]["suspend"] == true);
   CHECK(cron["spec"]["successfulJobsHistoryLimit"] == 100);
   const Json& pod = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
-  CHECK(pod["containers"][0]["env"].dump().find(R"({"name":"BACKUP_METHOD","value":"pg_dump"})") != std::string::npos);
+  CHECK(pod["containers"][0]["env"].dump().find(R"({"name":"BACKUP_METHOD","value":"pg_dump"})") !=
+        std::string::npos);
   CHECK(pod["volumes"][0]["nfs"]["server"] == "nfs.local");
   CHECK(pod["volumes"][0]["name"] == "backups");
   CHECK_FALSE(result.status.contains("nextScheduleTime"));
   CHECK(condition(result, "Ready").reason == "Suspended");
 }
 
-TEST_CASE("given no schedule, one Job runs now and the Backup is Ready when it completed", "[kinds][backup]") {
+TEST_CASE("given no schedule, one Job runs now and the Backup is Ready when it completed",
+          "[kinds][backup]") {
   std::string spec = "  cluster: db\n  target:\n    pvc: backups\n";
   auto first = reconcile(backup_object(spec));
   REQUIRE(first.children.size() == 1);
@@ -140,20 +153,23 @@ TEST_CASE("given no schedule, one Job runs now and the Backup is Ready when it c
   CHECK(condition(running, "Ready").reason == "Running");
   CHECK(condition(running, "Progressing").status);
 
-  auto done = reconcile(backup_object(spec), {job("nightly-once", "Complete", "2026-03-10T10:05:00Z", "once")});
+  auto done =
+      reconcile(backup_object(spec), {job("nightly-once", "Complete", "2026-03-10T10:05:00Z", "once")});
   CHECK(condition(done, "Ready").status);
   CHECK(condition(done, "Ready").reason == "Completed");
   CHECK(done.status["lastSuccessfulTime"] == "2026-03-10T10:05:00Z");
   CHECK(done.status["lastScheduleTime"] == "2026-01-01T00:00:00Z");
   CHECK_FALSE(done.requeue_after);
 
-  auto failed = reconcile(backup_object(spec), {job("nightly-once", "Failed", "2026-03-10T10:05:00Z", "once")});
+  auto failed =
+      reconcile(backup_object(spec), {job("nightly-once", "Failed", "2026-03-10T10:05:00Z", "once")});
   CHECK_FALSE(condition(failed, "Ready").status);
   CHECK(condition(failed, "Degraded").status);
   CHECK(condition(failed, "Degraded").reason == "BackupFailed");
 }
 
-TEST_CASE("given a one-off Backup that succeeded and whose Job is gone, no new Job starts", "[kinds][backup]") {
+TEST_CASE("given a one-off Backup that succeeded and whose Job is gone, no new Job starts",
+          "[kinds][backup]") {
   Json parent = backup_object("  cluster: db\n  target:\n    pvc: backups\n");
   parent["status"] = {{"lastSuccessfulTime", "2026-03-01T00:00:00Z"}};
   auto result = reconcile(parent);
@@ -163,8 +179,9 @@ TEST_CASE("given a one-off Backup that succeeded and whose Job is gone, no new J
 }
 
 TEST_CASE("given backup Jobs beyond retention, exactly those are deleted", "[kinds][backup]") {
-  std::string spec = "  cluster: db\n  schedule: \"0 3 * * *\"\n  target:\n    pvc: backups\n"
-                     "  retention:\n    keep: 2\n    maxAge: 7d\n";
+  std::string spec =
+      "  cluster: db\n  schedule: \"0 3 * * *\"\n  target:\n    pvc: backups\n"
+      "  retention:\n    keep: 2\n    maxAge: 7d\n";
   std::vector<Json> jobs = {
       job("nightly-1", "Complete", "2026-03-09T03:10:00Z"),  // newest: kept
       job("nightly-2", "Complete", "2026-03-08T03:10:00Z"),  // second: kept
@@ -185,13 +202,15 @@ TEST_CASE("given backup Jobs beyond retention, exactly those are deleted", "[kin
 }
 
 TEST_CASE("given maxAge alone, even the newest backup older than it is deleted", "[kinds][backup]") {
-  std::string spec = "  cluster: db\n  schedule: \"0 3 * * *\"\n  suspend: true\n  target:\n    pvc: backups\n"
-                     "  retention:\n    maxAge: 1w\n";
+  std::string spec =
+      "  cluster: db\n  schedule: \"0 3 * * *\"\n  suspend: true\n  target:\n    pvc: backups\n"
+      "  retention:\n    maxAge: 1w\n";
   auto result = reconcile(backup_object(spec), {job("old", "Complete", "2026-02-01T03:10:00Z")});
   CHECK(deleted_names(result) == std::vector<std::string>{"old"});
 }
 
-TEST_CASE("given a bad spec that reached the cluster, Degraded says why and nothing changes", "[kinds][backup]") {
+TEST_CASE("given a bad spec that reached the cluster, Degraded says why and nothing changes",
+          "[kinds][backup]") {
   Json parent = backup_object("  cluster: db\n  schedule: \"0 0 3 * * *\"\n  target:\n    pvc: backups\n");
   parent["status"] = {{"lastSuccessfulTime", "2026-03-01T00:00:00Z"}};
   auto result = reconcile(parent, {job("nightly-1", "Complete", "2025-01-01T00:00:00Z")});

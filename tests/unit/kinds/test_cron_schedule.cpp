@@ -111,7 +111,6 @@ TEST_CASE("malformed expressions are rejected with the field at fault", "[kinds]
   CHECK(parse_error("*/0 * * * *").find("step of 0") != std::string::npos);
   CHECK(parse_error("5-2 * * * *").find("starts after it ends") != std::string::npos);
   CHECK(parse_error("* * * foo *").find("not a number or a name (jan-dec)") != std::string::npos);
-  CHECK(parse_error("? * * * *").find("only in the day-of-month and day-of-week") != std::string::npos);
   CHECK(parse_error("1,,2 * * * *").find("empty list item") != std::string::npos);
   CHECK(parse_error("@every 5 m").find("is not a duration") != std::string::npos);
   CHECK(parse_error("@every").find("@every <duration>") != std::string::npos);
@@ -133,6 +132,11 @@ TEST_CASE("names are case-insensitive, descriptors exact, as kube-apiserver read
         at("2025-06-02T03:00:00Z"));
 }
 
+TEST_CASE("? means * in every field, as robfig/cron reads it", "[kinds][cron]") {
+  CHECK(CronSchedule::parse("? ? * * *").next_after(at("2025-06-01T10:00:30Z"), TimeZone::utc()) ==
+        at("2025-06-01T10:01:00Z"));
+}
+
 TEST_CASE("@every takes Go durations, whole seconds, at least one", "[kinds][cron]") {
   auto next = [](const char* expression) {
     return CronSchedule::parse(expression).next_after(at("2025-06-01T10:00:00Z"), TimeZone::utc());
@@ -150,7 +154,8 @@ TEST_CASE("@every takes Go durations, whole seconds, at least one", "[kinds][cro
     CHECK(parse_error(bad).find("not a duration") != std::string::npos);
 }
 
-TEST_CASE("zones that shift by other than a whole hour on the hour are found", "[kinds][cron]") {
+TEST_CASE("zones that shift by other than a whole hour, off the hour or at midnight are found",
+          "[kinds][cron]") {
   Seconds from = at("2025-01-01T00:00:00Z");
   Seconds to = at("2027-01-01T00:00:00Z");
   auto lord_howe = TimeZone::load("Australia/Lord_Howe").irregular_shift(from, to);  // 30-minute shifts
@@ -159,7 +164,11 @@ TEST_CASE("zones that shift by other than a whole hour on the hour are found", "
   auto chatham = TimeZone::load("Pacific/Chatham").irregular_shift(from, to);  // at 2:45 and 3:45
   REQUIRE(chatham);
   CHECK(format_time(*chatham) == "2025-04-05T14:00:00Z");
-  for (const char* regular : {"UTC", "Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Kolkata"})
+  auto santiago = TimeZone::load("America/Santiago").irregular_shift(from, to);  // at midnight
+  REQUIRE(santiago);
+  CHECK(format_time(*santiago) == "2025-04-06T03:00:00Z");  // 24:00 at -03:00 becomes 23:00 at -04:00
+  for (const char* regular :
+       {"UTC", "Europe/Berlin", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "America/St_Johns"})
     CHECK_FALSE(TimeZone::load(regular).irregular_shift(from, to));
 }
 
