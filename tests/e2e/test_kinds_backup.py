@@ -75,8 +75,8 @@ def test_scheduled_backup_owns_a_cronjob_kept_in_step_with_the_spec(cluster, crd
     container = spec["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
     assert container["image"] == "postgres:16.4"
     env = {entry["name"]: entry for entry in container["env"]}
-    assert env["PGPASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "db-superuser", "key": "password"}
-    assert env["PGUSER"]["valueFrom"]["secretKeyRef"] == {"name": "db-superuser", "key": "username"}
+    assert env["PGPASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "db-replication", "key": "password"}
+    assert env["PGUSER"]["valueFrom"]["secretKeyRef"] == {"name": "db-replication", "key": "username"}
     assert env["BACKUP_METHOD"]["value"] == "pg_basebackup"
     managers = {entry["manager"] for entry in
                 cluster.get_json("cronjob", "nightly", "-n", namespace, "--show-managed-fields")["metadata"]["managedFields"]}

@@ -14,7 +14,7 @@ import time
 import pytest
 
 OLD_IMAGE = "ghcr.io/cloudnative-pg/postgresql:16.4"
-NEW_IMAGE = "ghcr.io/cloudnative-pg/postgresql:16.6"
+MAJOR_17 = "ghcr.io/cloudnative-pg/postgresql:17.5"
 
 
 @pytest.fixture(scope="module", autouse=True)
