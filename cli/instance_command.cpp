@@ -128,6 +128,9 @@ void register_instance(CLI::App& app, CommandAction& action) {
   run->add_option("--run-dir", identity.run_dir,
                   "Socket, pg_hba.conf, passfile and readiness file (not copied by pg_rewind)")
       ->capture_default_str();
+  run->add_option("--wal-archive-dir", identity.wal_archive_dir,
+                  "Where the primary archives each finished WAL segment (empty: no archiving)")
+      ->envname("OPCTL_WAL_ARCHIVE_DIR");
   run->add_option("--smart-shutdown-timeout", options->smart_shutdown_timeout,
                   "On SIGTERM, how long a smart shutdown may wait for clients before a fast one")
       ->envname("OPCTL_SMART_SHUTDOWN_TIMEOUT")

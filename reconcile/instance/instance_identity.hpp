@@ -18,6 +18,9 @@ struct InstanceIdentity {
   std::string primary_host;  // where the primary answers: the -rw Service
   int primary_port = 5432;
   std::string listen_addresses = "*";
+  // Where the primary copies each finished WAL segment (archive_command),
+  // for point-in-time recovery; empty: no archiving.
+  std::string wal_archive_dir;
 };
 
 }  // namespace opctl::instance

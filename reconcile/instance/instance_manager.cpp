@@ -212,6 +212,7 @@ void InstanceManager::stop_at_once() {
 
 void InstanceManager::start(const Inputs& inputs) {
   write_hba();
+  if (!identity_.wal_archive_dir.empty()) fs::create_directories(identity_.wal_archive_dir);
   // The kubelet's fsGroup handling may have opened the volume to the group:
   // PostgreSQL refuses a data directory that is not 0700 (or 0750).
   fs::permissions(identity_.pgdata, fs::perms::owner_all, fs::perm_options::replace);

@@ -53,6 +53,20 @@ std::string primary_conninfo(const InstanceIdentity& identity, const std::string
       conninfo_value(database), conninfo_value(passfile_path(identity)), conninfo_value(identity.name));
 }
 
+std::string shell_quote(const std::string& text) {
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string archive_command(const std::string& directory) {
+  std::string dir = shell_quote(directory);
+  return fmt::format(
+      "if [ -f {0}/%f ]; then cmp -s %p {0}/%f; else cp %p {0}/.%f.partial && sync {0}/.%f.partial && "
+      "mv {0}/.%f.partial {0}/%f; fi",
+      dir);
+}
+
 std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby) {
   std::vector<std::string> command = {"postgres", "-D", identity.pgdata};
   auto set = [&](const std::string& name, const std::string& value) {
@@ -78,6 +92,14 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   set("logging_collector", "off");
   set("log_destination", "stderr");
   set("shared_buffers", "64MB");
+  if (!identity.wal_archive_dir.empty()) {
+    // Only a primary archives (archive_mode on, not always). A segment that
+    // is already there with the same bytes counts as archived: a promoted
+    // replica archives again what its old primary archived before it failed.
+    set("archive_mode", "on");
+    set("archive_timeout", "60s");
+    set("archive_command", archive_command(identity.wal_archive_dir));
+  }
   if (standby) {
     set("primary_conninfo", primary_conninfo(identity, k_replication_user, "replication"));
     set("primary_slot_name", slot_name(identity.name));

@@ -30,6 +30,13 @@ std::string primary_conninfo(const InstanceIdentity& identity, const std::string
 // `postgres` and its arguments; `standby` adds what a replica streams with.
 std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby);
 
+// A POSIX shell word for any text ('...' with ' as '\'').
+std::string shell_quote(const std::string& text);
+// The archive_command copying %p into `directory` as %f (atomically, by a
+// rename); an existing %f with the same bytes counts as archived, one with
+// other bytes fails the command, so PostgreSQL keeps the segment and retries.
+std::string archive_command(const std::string& directory);
+
 // scram-sha-256 for every network connection; replication only for the
 // replication role; local (Unix socket) connections, which only processes of
 // this container's user can open (the socket directory is 0700), trusted.

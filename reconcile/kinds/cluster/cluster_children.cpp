@@ -1,5 +1,7 @@
 #include "kinds/cluster/cluster_children.hpp"
 
+#include "kinds/cluster/backup_contract.hpp"
+
 #include "diff/owned_values.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_view.hpp"
@@ -63,6 +65,10 @@ Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template
                     {{"name", "run"}, {"mountPath", k_run_mount}},
                     {{"name", "podinfo"}, {"mountPath", "/etc/opctl/podinfo"}, {"readOnly", true}}})}};
   if (!spec.resources.empty()) container["resources"] = spec.resources;
+  if (pod_template.wal_archive) {
+    container["env"].push_back(env_value("OPCTL_WAL_ARCHIVE_DIR", pod_template.wal_archive->directory));
+    container["volumeMounts"].push_back({{"name", "backups"}, {"mountPath", k_backup_mount}});
+  }
   return container;
 }
 
@@ -109,13 +115,15 @@ Json pvc_volume(const std::string& volume, const std::string& claim, bool read_o
   return {{"name", volume}, {"persistentVolumeClaim", source}};
 }
 
-PodTemplate pod_template(const ClusterSpec& spec, const std::string& image) {
+PodTemplate pod_template(const ClusterSpec& spec, const std::string& image, std::optional<WalArchive> wal_archive) {
   Json inputs = {{"generator", k_pod_generator_version},
                  {"image", image},
                  {"resources", spec.resources},
                  {"uid", spec.postgres_uid},
                  {"gid", spec.postgres_gid}};
-  return {image, model::sha256_hex(inputs.dump()).substr(0, 16)};
+  // Only when set, so turning archiving on rolls the instances and Clusters without it keep their hash.
+  if (wal_archive) inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
+  return {image, model::sha256_hex(inputs.dump()).substr(0, 16), std::move(wal_archive)};
 }
 
 Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const std::string& instance,
@@ -130,6 +138,13 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
        {{"items",
          Json::array({{{"path", "labels"}, {"fieldRef", {{"fieldPath", "metadata.labels"}}}},
                       {{"path", "annotations"}, {"fieldRef", {{"fieldPath", "metadata.annotations"}}}}})}}}};
+  Json volumes = Json::array(
+      {pvc_volume("pgdata", instance), podinfo, {{"name", "run"}, {"emptyDir", {{"medium", "Memory"}}}}});
+  if (pod_template.wal_archive) {
+    Json backups = pod_template.wal_archive->volume;
+    backups["name"] = "backups";
+    volumes.push_back(std::move(backups));
+  }
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", metadata},
@@ -139,9 +154,7 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
             {"terminationGracePeriodSeconds", k_termination_grace_seconds},
             {"affinity", anti_affinity(spec)},
             {"containers", Json::array({postgres_container(spec, pod_template)})},
-            {"volumes", Json::array({pvc_volume("pgdata", instance),
-                                     podinfo,
-                                     {{"name", "run"}, {"emptyDir", {{"medium", "Memory"}}}}})}}}};
+            {"volumes", volumes}}}};
 }
 
 Json carry_over_pod(const ClusterSpec& spec, const Json& live, const std::string& role) {

@@ -7,6 +7,7 @@
 // recomputed; a changed spec means deleting the Pod and creating it anew.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,20 @@ namespace opctl::kinds::cluster {
 
 // What every instance Pod of one spec shares, and the hash that tells an
 // up-to-date Pod (annotation opctl.io/pod-spec-hash) from an outdated one.
+// Where the primary archives its WAL (spec.walArchive): a directory on a
+// Backup's target volume, mounted at /backups in every instance.
+struct WalArchive {
+  std::string directory;  // /backups/<backup>/wal
+  model::Json volume;     // the Pod volume source of the Backup's target
+};
+
 struct PodTemplate {
   std::string image;
   std::string hash;
+  std::optional<WalArchive> wal_archive;
 };
-PodTemplate pod_template(const ClusterSpec& spec, const std::string& image);
+PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
+                         std::optional<WalArchive> wal_archive = std::nullopt);
 
 model::Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const std::string& instance,
                       const std::string& role);

@@ -15,8 +15,35 @@ marker="$DATA_MOUNT/.opctl-restored"
 if [ -f "$marker" ]; then echo "already restored from $(cat "$marker")"; exit 0; fi
 if [ -e "$PGDATA/PG_VERSION" ]; then echo "refusing to restore: $PGDATA already holds a database" >&2; exit 1; fi
 # Artifact directories are UTC timestamps (20261129T030000Z): the last in name order is the newest.
-artifact=$(ls -1d "/backups/$BACKUP_NAME"/*Z 2>/dev/null | sort | tail -n 1 || true)
-if [ -z "$artifact" ]; then echo "Backup $BACKUP_NAME has no artifact under /backups/$BACKUP_NAME" >&2; exit 1; fi
+if [ -z "$TARGET_TIME$TARGET_LSN" ]; then
+  artifact=$(ls -1d "/backups/$BACKUP_NAME"/*Z 2>/dev/null | sort | tail -n 1 || true)
+  if [ -z "$artifact" ]; then echo "Backup $BACKUP_NAME has no artifact under /backups/$BACKUP_NAME" >&2; exit 1; fi
+else
+  # Point in time: the newest physical artifact (base.tar.gz) that ended before the target.
+  lsn_value() { echo $(( (0x${1%/*} << 32) + 0x${1#*/} )); }
+  artifact=
+  for candidate in $(ls -1d "/backups/$BACKUP_NAME"/*Z 2>/dev/null | sort -r); do
+    manifest="$candidate/manifest.json"
+    if [ ! -f "$candidate/base.tar.gz" ] || [ ! -f "$manifest" ]; then continue; fi
+    if [ -n "$TARGET_TIME" ]; then
+      ended=$(sed -n 's/.*"endTime":"\([^"]*\)".*/\1/p' "$manifest")
+      if [ -n "$ended" ] && printf '%s\n%s\n' "$ended" "$TARGET_TIME" | LC_ALL=C sort -c 2>/dev/null; then
+        artifact=$candidate
+        break
+      fi
+    else
+      ended=$(sed -n 's/.*"endLsn":"\([0-9A-Fa-f]*\/[0-9A-Fa-f]*\)".*/\1/p' "$manifest")
+      if [ -n "$ended" ] && [ "$(lsn_value "$ended")" -le "$(lsn_value "$TARGET_LSN")" ]; then
+        artifact=$candidate
+        break
+      fi
+    fi
+  done
+  if [ -z "$artifact" ]; then
+    echo "Backup $BACKUP_NAME has no pg_basebackup artifact that ended before $TARGET_TIME$TARGET_LSN" >&2
+    exit 1
+  fi
+fi
 # An artifact whose files do not match its checksums is never restored.
 if [ -f "$artifact/SHA256SUMS" ]; then
   if ! (cd "$artifact" && sha256sum --check --strict --quiet SHA256SUMS); then
@@ -36,6 +63,33 @@ if [ -f "$artifact/base.tar.gz" ] || [ -f "$artifact/base.tar" ]; then
     if [ -f "$file" ]; then mkdir -p "$PGDATA/pg_wal"; tar -xf "$file" -C "$PGDATA/pg_wal"; fi
   done
   rm -f "$PGDATA/postmaster.pid"
+  if [ -n "$TARGET_TIME$TARGET_LSN" ]; then
+    # Replay the Backup's WAL archive up to the target, promote there (a new
+    # timeline), and stop: the instance then starts from a finished recovery.
+    if [ -n "$TARGET_TIME" ]; then
+      set -- -c "recovery_target_time=$(echo "$TARGET_TIME" | sed 's/T/ /; s/Z$/+00/')"
+    else
+      set -- -c "recovery_target_lsn=$TARGET_LSN"
+    fi
+    touch "$PGDATA/recovery.signal"
+    echo "local all all trust" >/tmp/recovery_hba.conf
+    echo "replaying $WAL_DIR up to $TARGET_TIME$TARGET_LSN"
+    postgres -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/tmp -c port=5432 \
+      -c hba_file=/tmp/recovery_hba.conf -c shared_buffers=64MB -c archive_mode=off \
+      -c "restore_command=cp $WAL_DIR/%f %p" -c recovery_target_action=promote -c recovery_target_inclusive=on \
+      "$@" &
+    postmaster=$!
+    # Done when the server is out of recovery: promoted at the target.
+    until [ "$(psql -h /tmp -p 5432 -U postgres -d postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]; do
+      if ! kill -0 "$postmaster" 2>/dev/null; then
+        echo "PostgreSQL stopped before reaching $TARGET_TIME$TARGET_LSN (is the WAL archive $WAL_DIR complete?)" >&2
+        exit 1
+      fi
+      sleep 1
+    done
+    pg_ctl -D "$PGDATA" -m fast -w -t 300 stop
+    echo "recovered to $TARGET_TIME$TARGET_LSN and promoted"
+  fi
 elif ls "$artifact"/*.dump >/dev/null 2>&1; then
   initdb -D "$PGDATA" -U postgres --auth-local=trust --auth-host=scram-sha-256
   pg_ctl -D "$PGDATA" -w -o "-c listen_addresses='' -k /tmp" start
@@ -164,6 +218,9 @@ Json build_restore_job(const ClusterSpec& spec, const RestoreJobOptions& options
       {env_value("PGDATA", k_pgdata),
        env_value("DATA_MOUNT", k_data_mount),
        env_value("BACKUP_NAME", options.backup),
+       env_value("TARGET_TIME", spec.recovery_target_time),
+       env_value("TARGET_LSN", spec.recovery_target_lsn),
+       env_value("WAL_DIR", std::string(k_backup_mount) + "/" + options.backup + "/wal"),
        {{"name", "OPCTL_APP_USER"},
         {"valueFrom", {{"secretKeyRef", {{"name", app_secret(spec.name)}, {"key", "username"}}}}}}});
   Json mounts = Json::array({mount("pgdata", k_data_mount), mount("backups", k_backup_mount, true)});

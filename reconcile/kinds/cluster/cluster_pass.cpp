@@ -71,6 +71,9 @@ ReconcileResult ClusterPass::run() {
 
 void ClusterPass::reconcile_running() {
   plan_.finalizers = {k_final_backup_finalizer};
+  if (BackupProblem problem; !spec_.wal_archive_backup.empty() &&
+                             backup_for(spec_.wal_archive_backup, "spec.walArchive", problem) == nullptr)
+    degrade(problem.reason, problem.message + "; the instances run without WAL archiving until it exists");
   if (bootstrap() || major_upgrade() || !manage_primary()) return;
   if (scale_down() || wait_for_instances() || scale_up() || rolling_update() || promote_request()) return;
   progress(
@@ -84,7 +87,16 @@ std::string ClusterPass::effective_image() const {
 }
 
 PodTemplate ClusterPass::desired_template() const {
-  return pod_template(spec_, effective_image());
+  return pod_template(spec_, effective_image(), wal_archive());
+}
+
+std::optional<WalArchive> ClusterPass::wal_archive() const {
+  if (spec_.wal_archive_backup.empty()) return std::nullopt;
+  BackupProblem problem;
+  const Json* backup = backup_for(spec_.wal_archive_backup, "spec.walArchive", problem);
+  if (backup == nullptr) return std::nullopt;  // reported by reconcile_running()
+  return WalArchive{std::string(k_backup_mount) + "/" + spec_.wal_archive_backup + "/wal",
+                    *backup_target_volume(*backup)};
 }
 
 std::vector<ReplicaReport> ClusterPass::replica_reports(const std::string& except) const {

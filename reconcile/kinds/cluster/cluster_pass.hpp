@@ -95,6 +95,7 @@ class ClusterPass {
   // Helpers.
   std::string effective_image() const;
   PodTemplate desired_template() const;
+  std::optional<WalArchive> wal_archive() const;
   std::vector<ReplicaReport> replica_reports(const std::string& except) const;
   std::optional<std::string> pending_promote_request() const;
   // The Backup of this name, with a target volume; nullptr, and why in `problem`, otherwise.

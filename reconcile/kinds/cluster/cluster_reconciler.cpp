@@ -60,7 +60,7 @@ class ClusterReconciler : public KindReconciler {
     if (!check_cluster(parent).empty()) return {};
     ClusterSpec spec = parse_cluster_spec(parent);
     std::vector<RelatedRef> refs;
-    for (const auto& name : {spec.recovery_backup, spec.final_backup})
+    for (const auto& name : {spec.recovery_backup, spec.final_backup, spec.wal_archive_backup})
       if (!name.empty()) refs.push_back({backup_kind(), spec.namespace_name, name});
     return refs;
   }

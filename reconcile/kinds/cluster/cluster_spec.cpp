@@ -35,6 +35,12 @@ std::string check_bootstrap(const Json& value) {
   return "";
 }
 
+std::string check_recovery_target(const Json& value) {
+  if (value.is_object() && value.contains("targetTime") && value.contains("targetLSN"))
+    return "targetTime and targetLSN exclude each other";
+  return "";
+}
+
 Schema backup_reference(const std::string& what) {
   return Schema::object().describe(what).field(
       "backup", Schema::string().describe("name of a Backup in the Cluster's namespace"), true);
@@ -71,7 +77,19 @@ Schema bootstrap_schema() {
   return Schema::object()
       .describe("How the first instance gets its data; only read when the Cluster is created")
       .field("initdb", std::move(initdb))
-      .field("recovery", backup_reference("Start from the latest artifact of a Backup"))
+      .field("recovery",
+             backup_reference("Start from the latest artifact of a Backup, or from the point in time given")
+                 .field("targetTime",
+                        Schema::string()
+                            .describe("recover to this moment (UTC, 2026-12-01T12:00:00Z): the newest "
+                                      "pg_basebackup artifact that ended before it, then the Backup's WAL archive "
+                                      "up to it")
+                            .pattern("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+                                     "a UTC time such as 2026-12-01T12:00:00Z"))
+                 .field("targetLSN", Schema::string()
+                                         .describe("recover up to this WAL position (0/3000060), as targetTime")
+                                         .pattern("^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$", "an LSN such as 0/3000060"))
+                 .check(check_recovery_target))
       .check(check_bootstrap);
 }
 
@@ -161,7 +179,9 @@ Schema cluster_spec_schema() {
       .field("bootstrap", bootstrap_schema())
       .field("finalBackup",
              backup_reference("When the Cluster is deleted, back up the primary's data into this "
-                              "Backup's target before the children are removed"));
+                              "Backup's target before the children are removed"))
+      .field("walArchive", backup_reference("Archive every WAL segment of the primary to this Backup's target "
+                                            "(/backups/<backup>/wal), for point-in-time recovery"));
 }
 
 Schema cluster_status_schema() {
@@ -290,6 +310,9 @@ ClusterSpec parse_cluster_spec(const Json& resource) {
   spec.database = string_at(child(bootstrap, "initdb"), "database", "app");
   spec.owner = string_at(child(bootstrap, "initdb"), "owner", "app");
   spec.recovery_backup = string_at(child(bootstrap, "recovery"), "backup", "");
+  spec.recovery_target_time = string_at(child(bootstrap, "recovery"), "targetTime", "");
+  spec.recovery_target_lsn = string_at(child(bootstrap, "recovery"), "targetLSN", "");
+  spec.wal_archive_backup = string_at(child(body, "walArchive"), "backup", "");
   spec.final_backup = string_at(child(body, "finalBackup"), "backup", "");
   return spec;
 }

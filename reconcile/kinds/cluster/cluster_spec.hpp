@@ -48,6 +48,10 @@ struct ClusterSpec {
   std::string owner = "app";
   std::string recovery_backup;  // spec.bootstrap.recovery.backup; empty: a new database (initdb)
   std::string final_backup;     // spec.finalBackup.backup; empty: no backup at deletion
+  // spec.bootstrap.recovery.targetTime / targetLSN: point-in-time recovery; empty: the latest artifact.
+  std::string recovery_target_time;
+  std::string recovery_target_lsn;
+  std::string wal_archive_backup;  // spec.walArchive.backup; empty: no WAL archiving
 };
 
 schema::Schema cluster_spec_schema();
