@@ -55,7 +55,8 @@ std::string primary_conninfo(const InstanceIdentity& identity, const std::string
 
 std::string shell_quote(const std::string& text) {
   std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : text)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }
 

@@ -259,3 +259,41 @@ def test_a_deleted_cluster_leaves_a_final_backup_that_restores_every_row(cluster
     db.settle()
     assert db.app("SELECT count(*), max(id) FROM t") == "600|600"
     assert db.on_pod_app_db(db.status()["currentPrimary"], "SELECT count(*) FROM t WHERE note = 'last'") == "100"
+
+
+def test_point_in_time_recovery_restores_exactly_the_rows_committed_before_the_target(cluster, namespace,
+                                                                                      manifests):
+    db = PgCluster(cluster, namespace, manifests)
+    # The primary archives its WAL to the Backup's volume; the Backup runs on demand only.
+    files = {"db.yaml": cluster_yaml(namespace, instances=2, extra="  walArchive:\n    backup: snap\n"),
+             "store.yaml": store_yaml(namespace),
+             "backup.yaml": backup_yaml(namespace, "snap", '  schedule: "0 3 * * *"\n  suspend: true\n')}
+    started_with_rows(db, files, 100)
+    mounts = db.pods()["db-1"]["spec"]["containers"][0]["volumeMounts"]
+    assert {"name": "backups", "mountPath": "/backups"} in mounts
+
+    taken = cluster.opctl("backup", "snap", "--now", "-n", namespace, "--kubeconfig", cluster.kubeconfig)
+    assert taken.returncode == 0, taken.stderr
+    wait_for_job(db, taken.stdout.strip())
+    db.app("INSERT INTO t SELECT g, 'A' FROM generate_series(101, 150) g")
+    time.sleep(1.5)
+    target = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    time.sleep(1.5)
+    db.app("INSERT INTO t SELECT g, 'B' FROM generate_series(151, 200) g")  # after the target
+    segment = db.on_pod("db-1", "SELECT pg_walfile_name(pg_switch_wal())")
+    store = Store(cluster, namespace)
+    deadline = time.time() + 90
+    while segment not in store.sh("ls -1 /backups/snap/wal").split():
+        assert time.time() < deadline, f"{segment} was not archived to /backups/snap/wal in 90 s"
+        time.sleep(1)
+
+    copy = PgCluster(cluster, namespace, manifests, name="copy")
+    files["copy.yaml"] = cluster_yaml(namespace, name="copy", instances=1,
+                                      extra=RESTORE_FROM.format("snap") + f"      targetTime: \"{target}\"\n")
+    copy.write_files(files)
+    copy.settle()
+    assert copy.app("SELECT note, count(*) FROM t GROUP BY note ORDER BY note") == "A|50\nbefore|100"
+    assert copy.on_pod("copy-1", "SELECT timeline_id FROM pg_control_checkpoint()") != "1"  # promoted at the target
+    assert db.app("SELECT count(*) FROM t") == "200"
+    logs = cluster.kubectl("logs", "job/copy-1-restore", "-n", namespace).stdout
+    assert f"recovered to {target} and promoted" in logs, logs

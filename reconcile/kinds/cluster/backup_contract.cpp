@@ -31,7 +31,8 @@ BackupReadiness backup_readiness(const Json& backup) {
       !backup[last_success].get<std::string>().empty())
     return {BackupState::usable, "last succeeded at " + backup[last_success].get<std::string>()};
   Json::json_pointer conditions("/status/conditions");
-  bool reconciled = backup.contains(conditions) && backup[conditions].is_array() && !backup[conditions].empty();
+  bool reconciled =
+      backup.contains(conditions) && backup[conditions].is_array() && !backup[conditions].empty();
   const Json* progressing = find_condition(backup, "Progressing");
   if (!reconciled || (progressing != nullptr && progressing->value("status", "") == "True"))
     return {BackupState::pending, "has not completed a backup yet"};

@@ -1,8 +1,7 @@
 #include "kinds/cluster/cluster_children.hpp"
 
-#include "kinds/cluster/backup_contract.hpp"
-
 #include "diff/owned_values.hpp"
+#include "kinds/cluster/backup_contract.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_view.hpp"
 #include "kinds/kind_reconciler.hpp"
@@ -115,14 +114,16 @@ Json pvc_volume(const std::string& volume, const std::string& claim, bool read_o
   return {{"name", volume}, {"persistentVolumeClaim", source}};
 }
 
-PodTemplate pod_template(const ClusterSpec& spec, const std::string& image, std::optional<WalArchive> wal_archive) {
+PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
+                         std::optional<WalArchive> wal_archive) {
   Json inputs = {{"generator", k_pod_generator_version},
                  {"image", image},
                  {"resources", spec.resources},
                  {"uid", spec.postgres_uid},
                  {"gid", spec.postgres_gid}};
   // Only when set, so turning archiving on rolls the instances and Clusters without it keep their hash.
-  if (wal_archive) inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
+  if (wal_archive)
+    inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
   return {image, model::sha256_hex(inputs.dump()).substr(0, 16), std::move(wal_archive)};
 }
 

@@ -81,14 +81,16 @@ Schema bootstrap_schema() {
              backup_reference("Start from the latest artifact of a Backup, or from the point in time given")
                  .field("targetTime",
                         Schema::string()
-                            .describe("recover to this moment (UTC, 2026-12-01T12:00:00Z): the newest "
-                                      "pg_basebackup artifact that ended before it, then the Backup's WAL archive "
-                                      "up to it")
+                            .describe(
+                                "recover to this moment (UTC, 2026-12-01T12:00:00Z): the newest "
+                                "pg_basebackup artifact that ended before it, then the Backup's WAL archive "
+                                "up to it")
                             .pattern("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
                                      "a UTC time such as 2026-12-01T12:00:00Z"))
-                 .field("targetLSN", Schema::string()
-                                         .describe("recover up to this WAL position (0/3000060), as targetTime")
-                                         .pattern("^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$", "an LSN such as 0/3000060"))
+                 .field("targetLSN",
+                        Schema::string()
+                            .describe("recover up to this WAL position (0/3000060), as targetTime")
+                            .pattern("^[0-9A-Fa-f]{1,8}/[0-9A-Fa-f]{1,8}$", "an LSN such as 0/3000060"))
                  .check(check_recovery_target))
       .check(check_bootstrap);
 }
@@ -180,8 +182,9 @@ Schema cluster_spec_schema() {
       .field("finalBackup",
              backup_reference("When the Cluster is deleted, back up the primary's data into this "
                               "Backup's target before the children are removed"))
-      .field("walArchive", backup_reference("Archive every WAL segment of the primary to this Backup's target "
-                                            "(/backups/<backup>/wal), for point-in-time recovery"));
+      .field("walArchive",
+             backup_reference("Archive every WAL segment of the primary to this Backup's target "
+                              "(/backups/<backup>/wal), for point-in-time recovery"));
 }
 
 Schema cluster_status_schema() {

@@ -46,3 +46,25 @@ TEST_CASE("per-instance settings are on the command line, never in PGDATA", "[in
   CHECK(has(standby, "primary_slot_name=_opctl_db_2"));
   CHECK(hba_rules().find("host replication streaming_replica all scram-sha-256") != std::string::npos);
 }
+
+TEST_CASE("with a WAL archive directory the primary archives each segment there, atomically and idempotently",
+          "[instance]") {
+  InstanceIdentity identity;
+  identity.name = "db-1";
+  identity.pgdata = "/data/pgdata";
+  identity.run_dir = "/run/opctl";
+  auto has = [](const std::vector<std::string>& command, const std::string& setting) {
+    return std::find(command.begin(), command.end(), setting) != command.end();
+  };
+  CHECK_FALSE(has(postgres_command(identity, false), "archive_mode=on"));
+  identity.wal_archive_dir = "/backups/nightly/wal";
+  auto command = postgres_command(identity, false);
+  CHECK(has(command, "archive_mode=on"));
+  CHECK(has(command, "archive_timeout=60s"));
+  CHECK(has(command, "archive_command=" + archive_command("/backups/nightly/wal")));
+  CHECK(archive_command("/backups/nightly/wal") ==
+        "if [ -f '/backups/nightly/wal'/%f ]; then cmp -s %p '/backups/nightly/wal'/%f; else cp %p "
+        "'/backups/nightly/wal'/.%f.partial && sync '/backups/nightly/wal'/.%f.partial && mv "
+        "'/backups/nightly/wal'/.%f.partial '/backups/nightly/wal'/%f; fi");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+}

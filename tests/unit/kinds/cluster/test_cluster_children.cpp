@@ -215,3 +215,36 @@ TEST_CASE("a carried-over claim re-sends only the fields opctl-controller applie
   CHECK((*sent)["spec"] ==
         Json::parse(R"({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}})"));
 }
+
+TEST_CASE(
+    "with walArchive the instances mount the Backup's volume and archive there; without, nothing changes",
+    "[cluster][children]") {
+  World plain(three_instances());
+  plain.pass();
+  std::string plain_hash = plain.pod("db-1")["metadata"]["annotations"].value("opctl.io/pod-spec-hash", "");
+
+  World world(three_instances());
+  world.set_spec("walArchive", {{"backup", "nightly"}});
+  world.related = {{{"apiVersion", "opctl.io/v1alpha1"},
+                    {"kind", "Backup"},
+                    {"metadata", {{"name", "nightly"}, {"namespace", "shop"}}},
+                    {"spec", {{"cluster", "db"}, {"target", {{"pvc", "backup-store"}}}}}}};
+  world.pass();
+  Json& pod = world.pod("db-1");
+  CHECK(pod["metadata"]["annotations"].value("opctl.io/pod-spec-hash", "") != plain_hash);
+  CHECK(pod["spec"]["volumes"].back() ==
+        Json{{"name", "backups"}, {"persistentVolumeClaim", {{"claimName", "backup-store"}}}});
+  const Json& container = pod["spec"]["containers"][0];
+  CHECK(container["volumeMounts"].back() == Json{{"name", "backups"}, {"mountPath", "/backups"}});
+  CHECK(container["env"].back() ==
+        Json{{"name", "OPCTL_WAL_ARCHIVE_DIR"}, {"value", "/backups/nightly/wal"}});
+  CHECK_FALSE(world.condition("Degraded"));
+
+  // A Backup that does not exist: the instances run without archiving, and the Cluster says so.
+  World missing(three_instances());
+  missing.set_spec("walArchive", {{"backup", "nightly"}});
+  missing.pass();
+  CHECK(missing.pod("db-1")["metadata"]["annotations"].value("opctl.io/pod-spec-hash", "") == plain_hash);
+  CHECK(missing.condition("Degraded"));
+  CHECK(missing.reason("Degraded") == "BackupNotFound");
+}

@@ -91,6 +91,21 @@ TEST_CASE("spec problems name their field", "[cluster][spec]") {
         std::vector<std::string>{"spec.bootstrap"});
   CHECK(fields(resource({{"storage", {{"size", "1Gi"}}}, {"bootstrap", {{"recovery", Json::object()}}}})) ==
         std::vector<std::string>{"spec.bootstrap.recovery.backup"});
+  CHECK(fields(resource(
+            {{"storage", {{"size", "1Gi"}}},
+             {"bootstrap", {{"recovery", {{"backup", "b"}, {"targetTime", "2026-12-01 12:00"}}}}}})) ==
+        std::vector<std::string>{"spec.bootstrap.recovery.targetTime"});
+  CHECK(fields(resource({{"storage", {{"size", "1Gi"}}},
+                         {"bootstrap", {{"recovery", {{"backup", "b"}, {"targetLSN", "3000060"}}}}}})) ==
+        std::vector<std::string>{"spec.bootstrap.recovery.targetLSN"});
+  CHECK(fields(resource(
+            {{"storage", {{"size", "1Gi"}}},
+             {"bootstrap",
+              {{"recovery",
+                {{"backup", "b"}, {"targetTime", "2026-12-01T12:00:00Z"}, {"targetLSN", "0/3000060"}}}}}})) ==
+        std::vector<std::string>{"spec.bootstrap.recovery"});
+  CHECK(fields(resource({{"storage", {{"size", "1Gi"}}}, {"walArchive", Json::object()}})) ==
+        std::vector<std::string>{"spec.walArchive.backup"});
   CHECK(fields(resource({{"storage", {{"size", "1Gi"}}}}, std::string(51, 'a'))) ==
         std::vector<std::string>{"metadata.name"});
   CHECK(fields(resource({{"storage", {{"size", "1Gi"}}}}, "Shop_DB")) ==

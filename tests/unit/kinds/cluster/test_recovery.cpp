@@ -177,3 +177,21 @@ TEST_CASE("volumes lost after the cluster ran are reported, not replaced by an e
   CHECK(world.names("Pod").empty());
   CHECK(world.names("PersistentVolumeClaim").empty());
 }
+
+TEST_CASE("a point-in-time restore hands its target and the Backup's WAL archive to the restore Job",
+          "[cluster][recovery]") {
+  Json spec = three_instances();
+  spec["bootstrap"] = {{"recovery", {{"backup", "nightly"}, {"targetTime", "2026-11-30T12:00:00Z"}}}};
+  World world(spec);
+  world.related = {succeeded_backup()};
+  world.pass();
+  REQUIRE(world.names("Job") == Names{"db-1-restore"});
+  Json env = Json::object();
+  for (const auto& entry :
+       world.child("Job", "db-1-restore")["spec"]["template"]["spec"]["containers"][0]["env"])
+    if (entry.contains("value")) env[entry["name"].get<std::string>()] = entry["value"];
+  CHECK(env["TARGET_TIME"] == "2026-11-30T12:00:00Z");
+  CHECK(env["TARGET_LSN"] == "");
+  CHECK(env["WAL_DIR"] == "/backups/nightly/wal");
+  CHECK(world.reconciler->related(world.parent).size() == 1);
+}
