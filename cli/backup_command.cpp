@@ -81,11 +81,9 @@ void register_backup(CLI::App& app, CommandAction& action) {
   auto* command = app.add_subcommand("backup", "Start an on-demand backup of a Backup's Cluster");
   command->footer(
       "Creates a Job from the Backup's Job template (the one its CronJob uses) and prints the Job's name. "
-      "Its "
-      "retention applies to this Job like any other.\n\n"
+      "Its retention applies to this Job like any other.\n\n"
       "Exit codes: 0 the Job was created, 2 invalid arguments, 3 the Backup or its Cluster was not found or "
-      "the "
-      "API server refused the Job.\n\n"
+      "the API server refused the Job.\n\n"
       "Examples:\n"
       "  opctl backup nightly --now -n shop\n"
       "  kubectl wait --for=condition=Complete job/$(opctl backup nightly --now -n shop) -n shop\n");

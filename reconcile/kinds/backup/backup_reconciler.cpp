@@ -325,10 +325,8 @@ std::optional<std::string> time_zone_advice(const std::string& schedule, const s
   return fmt::format(
       "{} shifts its clock by other than a whole hour, off the hour or at midnight (e.g. at {}); the CronJob "
       "controller's cron library assumes whole-hour shifts on the hour away from midnight and can start a "
-      "backup "
-      "at another time around such a shift (nextScheduleTime shows the correct one); UTC, or a zone without "
-      "such "
-      "shifts, avoids it",
+      "backup at another time around such a shift (nextScheduleTime shows the correct one); UTC, or a zone "
+      "without such shifts, avoids it",
       time_zone, format_time(*shift));
 }
 

@@ -106,8 +106,7 @@ TEST_CASE("given an hourly schedule with keep: 7, validate warns that retention 
   REQUIRE(findings.warnings.size() == 1);
   CHECK(findings.warnings[0].to_string() ==
         "backup.yaml:8: spec.schedule: \"0 * * * *\" fires more often than the retention can hold: keep: 7 "
-        "holds only "
-        "the last 7h of backups (for daily backups use \"0 0 * * *\")");
+        "holds only the last 7h of backups (for daily backups use \"0 0 * * *\")");
 }
 
 TEST_CASE("retention advice: keep shorter than maxAge, no retention, and a schedule that fits",
