@@ -11,6 +11,10 @@ model::GroupVersionKind backup_kind() {
   return {k_group, k_version, "Backup"};
 }
 
+std::string wal_archive_directory(const std::string& backup) {
+  return std::string(k_backup_mount) + "/" + backup + "/wal";
+}
+
 std::optional<Json> backup_target_volume(const Json& backup) {
   Json::json_pointer target_pointer("/spec/target");
   if (!backup.contains(target_pointer) || !backup[target_pointer].is_object()) return std::nullopt;

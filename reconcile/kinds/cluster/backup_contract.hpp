@@ -17,6 +17,10 @@ inline constexpr const char* k_backup_mount = "/backups";
 
 model::GroupVersionKind backup_kind();
 
+// Where a Cluster with spec.walArchive naming this Backup archives its WAL,
+// and where a point-in-time restore from it reads: /backups/<backup>/wal.
+std::string wal_archive_directory(const std::string& backup);
+
 // The Pod volume source of the Backup's target: spec.target.pvc (a claim
 // name), spec.target.persistentVolumeClaim.claimName, or spec.target.volume
 // (any volume source). nullopt when the Backup names none of them.

@@ -16,15 +16,15 @@
 
 namespace opctl::kinds::cluster {
 
-// What every instance Pod of one spec shares, and the hash that tells an
-// up-to-date Pod (annotation opctl.io/pod-spec-hash) from an outdated one.
 // Where the primary archives its WAL (spec.walArchive): a directory on a
 // Backup's target volume, mounted at /backups in every instance.
 struct WalArchive {
-  std::string directory;  // /backups/<backup>/wal
+  std::string directory;  // wal_archive_directory(backup)
   model::Json volume;     // the Pod volume source of the Backup's target
 };
 
+// What every instance Pod of one spec shares, and the hash that tells an
+// up-to-date Pod (annotation opctl.io/pod-spec-hash) from an outdated one.
 struct PodTemplate {
   std::string image;
   std::string hash;

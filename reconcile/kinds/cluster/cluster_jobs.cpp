@@ -220,7 +220,7 @@ Json build_restore_job(const ClusterSpec& spec, const RestoreJobOptions& options
        env_value("BACKUP_NAME", options.backup),
        env_value("TARGET_TIME", spec.recovery_target_time),
        env_value("TARGET_LSN", spec.recovery_target_lsn),
-       env_value("WAL_DIR", std::string(k_backup_mount) + "/" + options.backup + "/wal"),
+       env_value("WAL_DIR", wal_archive_directory(options.backup)),
        {{"name", "OPCTL_APP_USER"},
         {"valueFrom", {{"secretKeyRef", {{"name", app_secret(spec.name)}, {"key", "username"}}}}}}});
   Json mounts = Json::array({mount("pgdata", k_data_mount), mount("backups", k_backup_mount, true)});

@@ -71,8 +71,7 @@ ReconcileResult ClusterPass::run() {
 
 void ClusterPass::reconcile_running() {
   plan_.finalizers = {k_final_backup_finalizer};
-  if (BackupProblem problem; !spec_.wal_archive_backup.empty() &&
-                             backup_for(spec_.wal_archive_backup, "spec.walArchive", problem) == nullptr)
+  if (BackupProblem problem; !spec_.wal_archive_backup.empty() && !wal_archive(problem))
     degrade(problem.reason, problem.message + "; the instances run without WAL archiving until it exists");
   if (bootstrap() || major_upgrade() || !manage_primary()) return;
   if (scale_down() || wait_for_instances() || scale_up() || rolling_update() || promote_request()) return;
@@ -87,16 +86,15 @@ std::string ClusterPass::effective_image() const {
 }
 
 PodTemplate ClusterPass::desired_template() const {
-  return pod_template(spec_, effective_image(), wal_archive());
+  BackupProblem problem;  // reported by reconcile_running()
+  return pod_template(spec_, effective_image(), wal_archive(problem));
 }
 
-std::optional<WalArchive> ClusterPass::wal_archive() const {
+std::optional<WalArchive> ClusterPass::wal_archive(BackupProblem& problem) const {
   if (spec_.wal_archive_backup.empty()) return std::nullopt;
-  BackupProblem problem;
   const Json* backup = backup_for(spec_.wal_archive_backup, "spec.walArchive", problem);
-  if (backup == nullptr) return std::nullopt;  // reported by reconcile_running()
-  return WalArchive{std::string(k_backup_mount) + "/" + spec_.wal_archive_backup + "/wal",
-                    *backup_target_volume(*backup)};
+  if (backup == nullptr) return std::nullopt;
+  return WalArchive{wal_archive_directory(spec_.wal_archive_backup), *backup_target_volume(*backup)};
 }
 
 std::vector<ReplicaReport> ClusterPass::replica_reports(const std::string& except) const {

@@ -95,7 +95,6 @@ class ClusterPass {
   // Helpers.
   std::string effective_image() const;
   PodTemplate desired_template() const;
-  std::optional<WalArchive> wal_archive() const;
   std::vector<ReplicaReport> replica_reports(const std::string& except) const;
   std::optional<std::string> pending_promote_request() const;
   // The Backup of this name, with a target volume; nullptr, and why in `problem`, otherwise.
@@ -105,6 +104,9 @@ class ClusterPass {
   };
   const model::Json* backup_for(const std::string& name, const std::string& purpose,
                                 BackupProblem& problem) const;
+  // spec.walArchive's directory and volume; nullopt without one, or when its Backup is unusable (why in
+  // `problem`).
+  std::optional<WalArchive> wal_archive(BackupProblem& problem) const;
   void progress(std::string phase, std::string reason, std::string message);
   void degrade(std::string reason, std::string message);
   // The pass cannot go on: the phase it is stuck in, Degraded with this reason and message.
