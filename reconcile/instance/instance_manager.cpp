@@ -17,6 +17,11 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
+// A primary's current timeline: the first 8 hex digits of its current WAL
+// file's name (pg_control lags until the next checkpoint).
+constexpr const char* k_primary_timeline_sql =
+    "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int";
+
 void write_private_file(const std::string& path, const std::string& content) {
   std::string temporary = path + ".new";
   {
@@ -318,7 +323,7 @@ void InstanceManager::sync_standby_names(const Inputs& inputs) {
 }
 
 InstanceManager::LocalState InstanceManager::read_local_state() const {
-  auto rows = tools_.query(R"SQL(
+  auto rows = tools_.query(fmt::format(R"SQL(
 SELECT pg_is_in_recovery(),
        CASE WHEN pg_is_in_recovery() THEN '' ELSE pg_current_wal_lsn()::text END,
        coalesce(pg_last_wal_receive_lsn()::text, ''),
@@ -326,8 +331,9 @@ SELECT pg_is_in_recovery(),
        CASE WHEN pg_is_in_recovery()
             THEN coalesce((SELECT received_tli FROM pg_stat_wal_receiver),
                           (pg_control_checkpoint()).timeline_id)::text
-            ELSE (('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int)::text END,
-       coalesce((SELECT status = 'streaming' FROM pg_stat_wal_receiver), false))SQL");
+            ELSE ({})::text END,
+       coalesce((SELECT status = 'streaming' FROM pg_stat_wal_receiver), false))SQL",
+                                       k_primary_timeline_sql));
   if (rows.empty() || rows[0].size() < 6) throw InstanceError("the instance-state query returned nothing");
   const Row& row = rows[0];
   LocalState state;
@@ -351,8 +357,7 @@ bool InstanceManager::primary_answers() const {
 
 bool InstanceManager::primary_checkpointed_on_its_timeline() const {
   auto rows = tools_.query_primary(
-      "SELECT (pg_control_checkpoint()).timeline_id = "
-      "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int");
+      fmt::format("SELECT (pg_control_checkpoint()).timeline_id = {}", k_primary_timeline_sql));
   return !rows.empty() && !rows[0].empty() && rows[0][0] == "t";
 }
 

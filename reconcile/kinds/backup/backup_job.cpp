@@ -50,12 +50,17 @@ Json labels_of(const JobInput& input, const std::string& trigger) {
       {k_backup_label, input.backup_name}, {k_trigger_label, trigger}, {k_owner_uid_label, input.backup_uid}};
 }
 
+// A live Cluster's spec; an empty object when there is none to read.
+const Json& cluster_spec(const Json* cluster) {
+  static const Json empty = Json::object();
+  if (cluster == nullptr || !cluster->contains("spec") || !(*cluster)["spec"].is_object()) return empty;
+  return (*cluster)["spec"];
+}
+
 }  // namespace
 
 std::string cluster_image(const Json* cluster) {
-  if (cluster == nullptr || !cluster->contains("spec") || !(*cluster)["spec"].is_object())
-    return k_default_postgres_image;
-  const Json& spec = (*cluster)["spec"];
+  const Json& spec = cluster_spec(cluster);
   if (spec.contains("imageName") && spec["imageName"].is_string() &&
       !spec["imageName"].get<std::string>().empty())
     return spec["imageName"].get<std::string>();
@@ -63,9 +68,8 @@ std::string cluster_image(const Json* cluster) {
 }
 
 RunAs cluster_run_as(const Json* cluster) {
+  const Json& spec = cluster_spec(cluster);
   RunAs run_as;
-  if (cluster == nullptr || !cluster->contains("spec") || !(*cluster)["spec"].is_object()) return run_as;
-  const Json& spec = (*cluster)["spec"];
   if (spec.contains("postgresUID") && spec["postgresUID"].is_number_integer())
     run_as.uid = spec["postgresUID"];
   if (spec.contains("postgresGID") && spec["postgresGID"].is_number_integer())
