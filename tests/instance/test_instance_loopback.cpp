@@ -1,9 +1,13 @@
 // A primary and a replica, each a real PostgreSQL run by an InstanceManager
 // on 127.0.0.1, with the inputs the Kubernetes side would give them held in
 // memory. Every check reads PostgreSQL back through psql.
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -80,6 +84,29 @@ class Loopback {
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 
+// Two TCP ports on 127.0.0.1 that nothing uses now, chosen by the kernel
+// (both sockets held until both are known, so they differ): a fixed port
+// inside the ephemeral range can be held by any outgoing connection (it was
+// once, and postgres could not bind).
+std::pair<int, int> free_ports() {
+  int ports[2] = {0, 0};
+  int fds[2] = {-1, -1};
+  for (int i = 0; i < 2; ++i) {
+    fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fds[i] >= 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    REQUIRE(bind(fds[i], reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+    REQUIRE(getsockname(fds[i], reinterpret_cast<sockaddr*>(&address), &length) == 0);
+    ports[i] = ntohs(address.sin_port);
+  }
+  for (int fd : fds)
+    close(fd);
+  return {ports[0], ports[1]};
+}
+
 // Steps every node until `done`, failing with the last reports after `timeout`.
 void step_until(std::vector<Node*> nodes, const std::function<bool()>& done,
                 std::chrono::seconds timeout = 90s) {
@@ -127,7 +154,7 @@ std::string superuser_sql(Node& node, const std::string& sql) {
 
 TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failover with rewind, passwords") {
   Loopback loopback;
-  const int port_a = 56432, port_b = 56433;
+  const auto [port_a, port_b] = free_ports();
   Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
   Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
   a.environment.inputs.peers = {"db-2"};
