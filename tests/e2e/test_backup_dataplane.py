@@ -99,14 +99,19 @@ def wait_for_job(db, name, timeout=240):
         time.sleep(1)
 
 
-def termination_manifest(db, job):
-    """The manifest the backup script leaves as its container's termination message, from the Job's Pod."""
+def termination_report(db, job):
+    """What the backup script leaves as its container's termination message, from the Job's Pod: the manifest of
+    the artifact it wrote ("artifact") and the artifacts on the volume after retention ("artifacts")."""
     for pod in db.get("pods", "-l", f"job-name={job}")["items"]:
         for container in pod.get("status", {}).get("containerStatuses", []):
             terminated = container.get("state", {}).get("terminated", {})
             if terminated.get("exitCode") == 0 and terminated.get("message"):
                 return json.loads(terminated["message"])
-    pytest.fail(f"no Pod of Job {job} ended with a manifest")
+    pytest.fail(f"no Pod of Job {job} ended with a termination message")
+
+
+def termination_manifest(db, job):
+    return termination_report(db, job)["artifact"]
 
 
 def started_with_rows(db, files, rows):
@@ -215,6 +220,16 @@ def test_a_schedule_fires_through_the_cronjob_controller_and_retention_keeps_exa
     status = db.get("backups.opctl.io", "nightly")["status"]
     assert status["lastSuccessfulTime"]
     assert next(c for c in status["conditions"] if c["type"] == "Ready")["reason"] == "Suspended"
+    # The status lists what is on the volume, newest first, as the last run saw it after retention.
+    assert [artifact["name"] for artifact in status["artifacts"]] == list(reversed(artifacts))
+    assert status["artifactCount"] == 2
+    assert status["lastArtifact"] == store.manifest("nightly", artifacts[-1])
+    for artifact in status["artifacts"]:
+        on_volume = store.manifest("nightly", artifact["name"])
+        assert artifact == {key: on_volume[key] for key in ("name", "method", "pgMajor", "endTime", "sizeBytes")}
+    printed = cluster.kubectl("get", "backups.opctl.io", "nightly", "-n", namespace,
+                              "-o", "custom-columns=N:.status.artifactCount", "--no-headers").stdout.strip()
+    assert printed == "2"
 
 
 def test_a_deleted_cluster_leaves_a_final_backup_that_restores_every_row(cluster, namespace, manifests):

@@ -130,8 +130,6 @@ printf '{"name":"%s","backup":"%s","cluster":"%s","method":"%s","pgMajor":%s,"ti
   "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$size" >"$partial/manifest.json"
 mv "$partial" "$dir"
 echo "backup written to $dir: $(cat "$dir/manifest.json")"
-# The manifest is also the Pod's termination message (kubectl get pod -o yaml).
-{ cat "$dir/manifest.json" >/dev/termination-log; } 2>/dev/null || true
 if [ -n "${BACKUP_KEEP:-}" ]; then
   ls -1d "$BACKUP_DIR"/*Z 2>/dev/null | sort -r | tail -n +$((BACKUP_KEEP + 1)) | while read -r old; do
     rm -rf "$old" && echo "deleted $old (beyond keep: $BACKUP_KEEP)"
@@ -142,6 +140,22 @@ if [ -n "${BACKUP_MAX_AGE_MINUTES:-}" ]; then
     -exec echo "deleting (older than maxAge):" {} \; -exec rm -rf {} +
 fi
 find "$BACKUP_DIR" -mindepth 1 -maxdepth 1 -type d -name '*.partial' -mmin +60 -exec rm -rf {} +
+# The Pod's termination message, which the Backup's status shows: this artifact's manifest and the artifacts on the
+# volume after retention, newest first, as many as fit in the 4096 bytes Kubernetes keeps (artifactCount: all).
+field() { sed -n "s|.*\"$1\":\"\{0,1\}\([^\",}]*\).*|\1|p" "$2"; }
+number() { n=$(field "$1" "$2"); echo "${n:-null}"; }
+listed=
+count=0
+for artifact in $(ls -1d "$BACKUP_DIR"/*Z 2>/dev/null | sort -r); do
+  [ -f "$artifact/manifest.json" ] || continue
+  count=$((count + 1))
+  m="$artifact/manifest.json"
+  entry=$(printf '{"name":"%s","method":"%s","pgMajor":%s,"endTime":"%s","sizeBytes":%s}' "$(field name "$m")" \
+    "$(field method "$m")" "$(number pgMajor "$m")" "$(field endTime "$m")" "$(number sizeBytes "$m")")
+  if [ $((${#listed} + ${#entry})) -lt 3200 ]; then listed="${listed:+$listed,}$entry"; fi
+done
+{ printf '{"artifact":%s,"artifacts":[%s],"artifactCount":%s}\n' "$(cat "$dir/manifest.json")" "$listed" "$count" \
+    >/dev/termination-log; } 2>/dev/null || true
 )script";
 }
 
@@ -157,7 +171,9 @@ Json job_spec(const JobInput& input) {
                    {"runAsNonRoot", input.run_as.uid != 0}};
   return {{"backoffLimit", 1},
           {"template",
-           {{"metadata", {{"labels", {{k_backup_label, input.backup_name}}}}},
+           // The owner-uid label makes the Pods children the Backup reads (their termination messages).
+           {{"metadata",
+             {{"labels", {{k_backup_label, input.backup_name}, {k_owner_uid_label, input.backup_uid}}}}},
             {"spec",
              {{"restartPolicy", "Never"},
               {"securityContext", std::move(security)},

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "kinds/backup/backup_artifacts.hpp"
 #include "kinds/backup/backup_job.hpp"
 #include "kinds/backup/backup_retention.hpp"
 #include "kinds/backup/backup_spec.hpp"
@@ -42,7 +43,8 @@ void keep_later(std::optional<TimePoint>& current, std::optional<TimePoint> cand
 // Status fields carried over when the reconciler cannot compute new ones.
 Json carried_status(const Json& previous) {
   Json status = Json::object();
-  for (const char* field : {"lastScheduleTime", "lastSuccessfulTime"})
+  for (const char* field :
+       {"lastScheduleTime", "lastSuccessfulTime", "lastArtifact", "artifacts", "artifactCount"})
     if (previous.is_object() && previous.contains(field)) status[field] = previous[field];
   return status;
 }
@@ -60,6 +62,8 @@ ReconcileResult degraded(const Json& previous, const std::string& reason, const 
 struct Observation {
   const Json* cron_job = nullptr;
   std::vector<BackupRun> runs;
+  // What the newest succeeded backup Pod reported (its termination message), if any.
+  std::optional<ArtifactReport> report;
 };
 
 Observation observe(const Observed& observed, const std::string& name, const std::string& uid) {
@@ -68,6 +72,11 @@ Observation observe(const Observed& observed, const std::string& name, const std
     std::string kind = child.value("kind", "");
     if (kind == "CronJob" && meta(child, "name") == name && controlled_by(child, uid)) seen.cron_job = &child;
     if (kind == "Job" && !child["metadata"].contains("deletionTimestamp")) seen.runs.push_back(run_of(child));
+    if (kind == "Pod") {
+      auto report = artifact_report(child);
+      if (report && (!seen.report || report->finished > seen.report->finished))
+        seen.report = std::move(report);
+    }
   }
   return seen;
 }
@@ -157,6 +166,7 @@ class Pass {
     Json& status = result_.status;
     if (last_schedule) status["lastScheduleTime"] = format_time(*last_schedule);
     if (last_success) status["lastSuccessfulTime"] = format_time(*last_success);
+    write_artifacts(status);
     if (spec_.schedule && !spec_.suspend) {
       auto zone = cron::TimeZone::load(spec_.time_zone);
       auto schedule = cron::CronSchedule::parse(*spec_.schedule);
@@ -170,6 +180,19 @@ class Pass {
       if (next) status["nextScheduleTime"] = format_time(*next);
     }
     result_.conditions = {ready(last_success), progressing(), degraded_condition()};
+  }
+
+  // The artifacts as the newest succeeded backup Pod saw them; once its Pod
+  // is gone (the Job deleted by retention or history), what was last written.
+  void write_artifacts(Json& status) const {
+    if (!seen_.report) {
+      for (const char* field : {"lastArtifact", "artifacts", "artifactCount"})
+        if (previous_.contains(field)) status[field] = previous_[field];
+      return;
+    }
+    status["lastArtifact"] = seen_.report->artifact;
+    status["artifacts"] = seen_.report->artifacts;
+    status["artifactCount"] = seen_.report->count;
   }
 
   Condition ready(const std::optional<TimePoint>& last_success) {
@@ -242,7 +265,8 @@ model::GroupVersionKind BackupReconciler::kind() const {
 }
 
 std::vector<model::GroupVersionKind> BackupReconciler::child_kinds() const {
-  return {{"batch", "v1", "CronJob"}, {"batch", "v1", "Job"}};
+  // Pods: the backup Pods' termination messages list the artifacts.
+  return {{"batch", "v1", "CronJob"}, {"batch", "v1", "Job"}, {"", "v1", "Pod"}};
 }
 
 std::vector<RelatedRef> BackupReconciler::related(const Json& parent) const {

@@ -82,6 +82,21 @@ Schema status_schema() {
       .field("lastScheduleTime", time("When the last backup Job started"))
       .field("lastSuccessfulTime", time("When the last successful backup finished"))
       .field("nextScheduleTime", time("When the schedule fires next"))
+      .field("lastArtifact",
+             Schema::free_form().describe(
+                 "manifest.json of the artifact the last successful backup wrote (name, method, pgMajor, "
+                 "timeline, startLsn, endLsn, startTime, endTime, sizeBytes)"))
+      .field("artifacts",
+             Schema::array(Schema::object()
+                               .field("name", Schema::string().describe("Directory under /backups/<backup>/"))
+                               .field("method", Schema::string())
+                               .field("pgMajor", Schema::integer())
+                               .field("endTime", time("When the backup finished"))
+                               .field("sizeBytes", Schema::integer()))
+                 .describe("The artifacts on the backup volume after the last successful backup's retention, "
+                           "newest first (cut short when more than fit in a termination message)"))
+      .field("artifactCount", Schema::integer().describe(
+                                  "How many artifacts were on the volume after the last successful backup"))
       .field("conditions", schema::conditions_schema());
 }
 
@@ -92,6 +107,7 @@ Json backup_crd() {
       {"Schedule", "string", ".spec.schedule", "Cron schedule", 0},
       {"Suspend", "boolean", ".spec.suspend", "", 1},
       {"Last Success", "date", ".status.lastSuccessfulTime", "", 0},
+      {"Artifacts", "integer", ".status.artifactCount", "Artifacts on the volume after the last backup", 0},
       {"Next", "string", ".status.nextScheduleTime", "", 1},
       {"Ready", "string", ".status.conditions[?(@.type==\"Ready\")].status", "", 0},
       {"Age", "date", ".metadata.creationTimestamp", "", 0},

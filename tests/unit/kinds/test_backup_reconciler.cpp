@@ -237,3 +237,78 @@ TEST_CASE("related() asks for the named Cluster in the Backup's namespace", "[ki
   CHECK(refs[0].namespace_name == "shop");
   CHECK(refs[0].name == "db");
 }
+
+namespace {
+
+Json backup_pod(const std::string& name, int exit_code, const std::string& finished,
+                const std::string& message) {
+  Json terminated = {{"exitCode", exit_code}, {"finishedAt", finished}, {"message", message}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", name}, {"namespace", "shop"}, {"labels", {{"opctl.io/owner-uid", "uid-1"}}}}},
+      {"status",
+       {{"phase", exit_code == 0 ? "Succeeded" : "Failed"},
+        {"containerStatuses",
+         Json::array({{{"name", "backup"}, {"state", {{"terminated", terminated}}}}})}}}};
+}
+
+std::string report_message(const std::string& newest, const std::string& older, int count) {
+  return R"({"artifact":{"name":")" + newest +
+         R"(","method":"pg_basebackup","pgMajor":15,"endLsn":"0/3000100"},)" + R"("artifacts":[{"name":")" +
+         newest + R"(","method":"pg_basebackup","pgMajor":15,"endTime":"t","sizeBytes":10},)" +
+         R"({"name":")" + older +
+         R"(","method":"pg_basebackup","pgMajor":15,"endTime":"t","sizeBytes":9}],)" + R"("artifactCount":)" +
+         std::to_string(count) + "}";
+}
+
+}  // namespace
+
+TEST_CASE("given succeeded backup Pods, status lists the artifacts the newest one left on the volume",
+          "[kinds][backup]") {
+  std::vector<Json> children = {
+      job("nightly-1", "Complete", "2026-03-10T03:01:00Z"),
+      backup_pod("nightly-1-abc", 0, "2026-03-10T03:01:00Z",
+                 report_message("20260310T030000Z", "20260309T030000Z", 2)),
+      backup_pod("nightly-0-abc", 0, "2026-03-09T03:01:00Z",
+                 report_message("20260309T030000Z", "20260308T030000Z", 7)),
+      backup_pod("nightly-2-abc", 1, "2026-03-10T09:01:00Z", "pg_basebackup: error: connection refused"),
+  };
+  auto result = reconcile(backup_object(k_scheduled), children);
+  CHECK(result.status["lastArtifact"]["name"] == "20260310T030000Z");
+  CHECK(result.status["lastArtifact"]["endLsn"] == "0/3000100");
+  REQUIRE(result.status["artifacts"].size() == 2);
+  CHECK(result.status["artifacts"][0]["name"] == "20260310T030000Z");
+  CHECK(result.status["artifacts"][1]["name"] == "20260309T030000Z");
+  CHECK(result.status["artifactCount"] == 2);
+  // The Pods belong to their Jobs: never listed as children to keep, never deleted.
+  CHECK(child(result, "Pod") == nullptr);
+  CHECK(result.deletions.empty());
+}
+
+TEST_CASE("given no backup Pod left, the artifacts last written stay; a bad message is not a report",
+          "[kinds][backup]") {
+  Json parent = backup_object(k_scheduled);
+  parent["status"] = {{"lastArtifact", {{"name", "20260301T030000Z"}}},
+                      {"artifacts", Json::array({{{"name", "20260301T030000Z"}}})},
+                      {"artifactCount", 1}};
+  auto kept = reconcile(
+      parent, {backup_pod("nightly-9-abc", 0, "2026-03-10T03:01:00Z", "{\"name\":\"only a manifest\"}"),
+               backup_pod("nightly-8-abc", 0, "2026-03-10T03:02:00Z", "not json")});
+  CHECK(kept.status["lastArtifact"]["name"] == "20260301T030000Z");
+  CHECK(kept.status["artifactCount"] == 1);
+  CHECK(kept.status["artifacts"].size() == 1);
+
+  auto none = reconcile(backup_object(k_scheduled));
+  CHECK_FALSE(none.status.contains("artifacts"));
+}
+
+TEST_CASE("the backup Job's Pods carry the owner label, so the Backup sees them", "[kinds][backup]") {
+  auto result = reconcile(backup_object(k_scheduled));
+  const Json& cron = *child(result, "CronJob");
+  CHECK(cron["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]["opctl.io/owner-uid"] ==
+        "uid-1");
+  auto kinds = backup::BackupReconciler().child_kinds();
+  CHECK(std::find_if(kinds.begin(), kinds.end(), [](const auto& gvk) { return gvk.kind == "Pod"; }) !=
+        kinds.end());
+}
