@@ -22,6 +22,7 @@ import pytest
 NODE_NETNS = "/run/netns/opctl-testenv"
 IMAGE = "localhost/opctl-postgresql:15"            # tests/testenv/images/postgresql.recipe
 UPDATE_IMAGE = "localhost/opctl-postgresql:15-update"  # the same image under a second name: a minor update
+MAJOR_IMAGE = "localhost/opctl-postgresql:17"      # tests/testenv/images/postgresql17.recipe: the next major
 # opctl-reconcile(1): 0 is a pass that succeeded, also while a Cluster is still on its way (not Ready, asked for
 # another pass); there is no separate "progressing" code. 3 is an API error, a failed apply or a Degraded custom
 # resource, so every pass of these tests must exit 0.

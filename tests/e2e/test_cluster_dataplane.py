@@ -8,7 +8,8 @@ never write a Pod's status, readiness or annotations. They read back with kubect
 the node's network namespace (through the -rw / -ro Services or an instance's Pod IP): bootstrap and streaming
 replication, scaling, failover after the primary's postgres is killed or its Pod deleted, a switchover with
 `opctl promote`, a rolling update (unsupervised, and supervised with `opctl promote` as the go-ahead), and a new
-password after the -app Secret is deleted. The failover, switchover and update tests run with one synchronous
+password after the -app Secret is deleted, a major upgrade from PostgreSQL 15 to 17 (localhost/opctl-postgresql:17,
+tests/testenv/images/postgresql17.recipe) with the real pg_upgrade Job, and the refusal of a downgrade. The failover, switchover and update tests run with one synchronous
 standby (minSyncReplicas: 1) and a client that writes one row per connection through -rw, and check that every write
 PostgreSQL acknowledged is still there afterwards.
 
@@ -19,7 +20,7 @@ import time
 
 import pytest
 
-from postgres_support import IMAGE, UPDATE_IMAGE, PgCluster, Writer, prepare_node_suite, serial
+from postgres_support import IMAGE, MAJOR_IMAGE, UPDATE_IMAGE, PgCluster, Writer, prepare_node_suite, serial
 
 SYNC = "  minSyncReplicas: 1\n  maxSyncReplicas: 1\n"
 
@@ -348,3 +349,41 @@ def test_a_major_version_downgrade_is_refused_and_the_instances_keep_serving(db)
     assert (degraded["status"], degraded["reason"]) == ("True", "MajorDowngradeRefused")
     assert db.images() == {"db-1": IMAGE, "db-2": IMAGE}
     assert db.app("SELECT 1") == "1"
+
+
+def test_a_major_upgrade_from_15_to_17_keeps_every_row_and_clones_new_replicas(db):
+    started(db, instances=2)
+    db.app("CREATE TABLE kept (id int PRIMARY KEY, note text NOT NULL)")
+    db.app("INSERT INTO kept SELECT i, md5(i::text) FROM generate_series(1, 5000) i")
+    fingerprint = "SELECT count(*), sum(id), md5(string_agg(note, ',' ORDER BY id)) FROM kept"
+    before = db.app(fingerprint)
+    old_claims = {claim["metadata"]["name"]: claim["metadata"]["uid"] for claim in db.get("pvc")["items"]}
+    assert sorted(old_claims) == ["db-1", "db-2"]
+
+    db.write(instances=2, image=MAJOR_IMAGE)
+    db.settle(timeout=600, what="Healthy on PostgreSQL 17")
+
+    # The real Job ran pg_upgrade --link on db-1's volume, from the 15 binaries its init container copied in.
+    job = db.get("job", "db-upgrade-17")
+    assert job["status"].get("succeeded") == 1, job["status"]
+    assert job["metadata"]["labels"]["opctl.io/cluster-job"] == "major-upgrade"
+    template = job["spec"]["template"]["spec"]
+    assert template["initContainers"][0]["image"] == IMAGE and template["containers"][0]["image"] == MAJOR_IMAGE
+    logs = db.cluster.kubectl("logs", "job/db-upgrade-17", "-n", db.namespace, "-c", "pg-upgrade").stdout
+    assert "upgraded from PostgreSQL 15 to 17" in logs, logs
+
+    assert db.status()["pgDataImageInfo"] == {"image": MAJOR_IMAGE, "majorVersion": 17}
+    pods = db.pods()
+    assert sorted(pods, key=serial) == ["db-1", "db-3"]  # db-2's data was of the old major: a new replica
+    assert db.images() == {"db-1": MAJOR_IMAGE, "db-3": MAJOR_IMAGE}
+    claims = {claim["metadata"]["name"]: claim["metadata"]["uid"] for claim in db.get("pvc")["items"]
+              if "deletionTimestamp" not in claim["metadata"]}
+    assert sorted(claims) == ["db-1", "db-3"] and claims["db-1"] == old_claims["db-1"]
+    assert_serving(db, "db-1")
+    for name in ("db-1", "db-3"):
+        assert db.on_pod(name, "SHOW server_version_num").startswith("17"), name
+    # Every row, on the upgraded primary through -rw (the app Secret's password still works) and on the new replica.
+    assert db.app(fingerprint) == before
+    wait_for_rows(db, "db-3", fingerprint, before)
+    db.app("INSERT INTO kept VALUES (5001, 'after the upgrade')")
+    wait_for_rows(db, "db-3", "SELECT note FROM kept WHERE id = 5001", "after the upgrade")

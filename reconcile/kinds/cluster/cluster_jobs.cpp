@@ -113,9 +113,11 @@ echo "$artifact" > "$marker"
 echo "restored $artifact"
 )sh";
 
+// The entries, not the directories themselves: `cp -a dir/. dest` also sets
+// the times of dest, the volume's mount point, which the Pod's user does not own.
 constexpr const char* k_copy_old_binaries_script = R"sh(set -eu
-cp -a "/usr/lib/postgresql/$OLD_MAJOR/." /old/lib/
-cp -a "/usr/share/postgresql/$OLD_MAJOR/." /old/share/
+cp -a "/usr/lib/postgresql/$OLD_MAJOR"/* /old/lib/
+cp -a "/usr/share/postgresql/$OLD_MAJOR"/* /old/share/
 )sh";
 
 constexpr const char* k_major_upgrade_script = R"sh(set -eu
@@ -135,10 +137,47 @@ elif [ "$NEW_MAJOR" -ge 18 ]; then
 else
   checksums=
 fi
-"$new_bin/initdb" -D "$data/pgdata-new" -U postgres $checksums
+# PostgreSQL 15.20 (Debian's 15.20-0+deb12u1) stamps every column it creates with an attribute option pg_attver
+# whose values look like memory addresses. Its own pg_dump leaves the option out, but a newer major's pg_dump
+# --binary-upgrade from before that release copies it, and that server refuses it ("unrecognized parameter"), so
+# pg_upgrade fails while restoring the schemas. Columns created before 15.20 have no such option, so removing it
+# (from user objects only, other options kept) leaves a state the old server supports; a failed upgrade below
+# leaves the old directory usable as before.
+server_log="$data/pg_attver-strip.log"
+if ! "$old_bin/pg_ctl" -D "$data/pgdata" -w -t 120 -l "$server_log" \
+    -o "-c listen_addresses='' -c unix_socket_directories=/tmp -p 50431" start; then
+  cat "$server_log" >&2
+  exit 1
+fi
+psql_old() { "$new_bin/psql" -X -q -v ON_ERROR_STOP=1 -h /tmp -p 50431 -U postgres "$@"; }
+psql_old -d postgres -tAc "SELECT datname FROM pg_database WHERE datallowconn" >"$data/pg_attver-databases"
+while IFS= read -r db; do
+  removed=$(psql_old -d "$db" -tAc "WITH stripped AS (UPDATE pg_catalog.pg_attribute
+    SET attoptions = NULLIF(ARRAY(SELECT o FROM unnest(attoptions) o WHERE o NOT LIKE 'pg\_attver=%'), '{}')
+    WHERE attrelid >= 16384 AND EXISTS (SELECT 1 FROM unnest(attoptions) o WHERE o LIKE 'pg\_attver=%')
+    RETURNING 1) SELECT count(*) FROM stripped")
+  echo "database $db: pg_attver removed from $removed columns"
+done <"$data/pg_attver-databases"
+"$old_bin/pg_ctl" -D "$data/pgdata" -w -t 120 stop
+rm -f "$server_log" "$data/pg_attver-databases"
+# The encoding and locale opctl instance's initdb uses: pg_upgrade before PostgreSQL 16 refuses a template0 that differs.
+"$new_bin/initdb" -D "$data/pgdata-new" -U postgres --encoding UTF8 --locale C $checksums
 cd "$data"
-"$new_bin/pg_upgrade" --old-bindir "$old_bin" --new-bindir "$new_bin" \
-  --old-datadir "$data/pgdata" --new-datadir "$data/pgdata-new" --username postgres --link
+# pg_upgrade names a log file on failure; its last lines go to the Job's log (kubectl logs), where they are read.
+# Not pg_upgrade_utility.log (the restored roles, with their password hashes), and no line that mentions a password
+# (a user mapping's options, in a schema dump).
+if ! "$new_bin/pg_upgrade" --old-bindir "$old_bin" --new-bindir "$new_bin" \
+  --old-datadir "$data/pgdata" --new-datadir "$data/pgdata-new" --username postgres --link; then
+  for log in "$data"/pgdata-new/pg_upgrade_output.d/*/log/pg_upgrade_dump_*.log \
+    "$data"/pgdata-new/pg_upgrade_output.d/*/log/pg_upgrade_server.log \
+    "$data"/pgdata-new/pg_upgrade_output.d/*/*.txt; do
+    if [ -s "$log" ]; then
+      echo "== last lines of $log (lines naming a password left out)" >&2
+      tail -n 25 "$log" | grep -v -i password >&2 || true
+    fi
+  done
+  exit 1
+fi
 for conf in pg_hba.conf pg_ident.conf; do
   if [ -f "$data/pgdata/$conf" ]; then cp "$data/pgdata/$conf" "$data/pgdata-new/$conf"; fi
 done

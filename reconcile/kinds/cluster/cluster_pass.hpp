@@ -68,6 +68,7 @@ class ClusterPass {
   bool recovery_job_step(const Instance& first);
   bool major_upgrade();
   bool upgrade_job_step();
+  void keep_last_upgrade_job();
   bool manage_primary();  // false while the primary is being set up, moved or restarted
   bool scale_down();
   bool wait_for_instances();

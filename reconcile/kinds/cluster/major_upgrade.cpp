@@ -3,6 +3,8 @@
 // instance stops, a Job runs pg_upgrade --link on the primary's volume, the
 // primary starts on the new version and the replicas, whose data is of the
 // old major, are replaced by new ones cloned from it. A downgrade is refused.
+// The succeeded Job stays until the next upgrade (or the Cluster's deletion),
+// so that `kubectl logs job/NAME-upgrade-MAJOR` still shows what pg_upgrade did.
 #include <fmt/format.h>
 
 #include "kinds/cluster/cluster_jobs.hpp"
@@ -15,6 +17,7 @@ using model::Json;
 
 bool ClusterPass::major_upgrade() {
   if (!status_.major_upgrade) {
+    keep_last_upgrade_job();
     if (spec_.major_version == status_.data_major) return false;
     if (spec_.major_version < status_.data_major) {
       degrade("MajorDowngradeRefused",
@@ -105,6 +108,7 @@ bool ClusterPass::upgrade_job_step() {
                 upgrade.job, job_failure(job), upgrade.from_major, upgrade.from_image));
       return true;
     case JobState::succeeded:
+      plan_.jobs.push_back(carry_over_job(job));
       break;
   }
   status_.data_image = upgrade.to_image;
@@ -124,6 +128,12 @@ bool ClusterPass::upgrade_job_step() {
                        primary, to_major));
   requeue(std::chrono::seconds(5));
   return true;
+}
+
+void ClusterPass::keep_last_upgrade_job() {
+  auto job = view_.jobs.find(major_upgrade_job(spec_.name, status_.data_major));
+  if (job != view_.jobs.end() && job_state(*job->second) == JobState::succeeded)
+    plan_.jobs.push_back(carry_over_job(*job->second));
 }
 
 }  // namespace opctl::kinds::cluster

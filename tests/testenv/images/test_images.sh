@@ -24,6 +24,7 @@ declare -A expect=(
   [debian]="localhost/debian:bookworm-slim"
   [opctl]="localhost/opctl:dev"
   [postgresql]="localhost/opctl-postgresql:15 localhost/opctl-postgresql:15-update"
+  [postgresql17]="localhost/opctl-postgresql:17"
 )
 fail=0
 n=0
@@ -86,6 +87,16 @@ elif recipe == "postgresql":
     if c.get("Entrypoint") != ["/usr/local/bin/opctl", "instance", "run"]: bad.append("entrypoint %s" % c.get("Entrypoint"))
     if c.get("User") != "26:26": bad.append("user %s" % c.get("User"))
     if not any(e.startswith("PATH=/usr/lib/postgresql/15/bin:") for e in c.get("Env", [])): bad.append("env %s" % c.get("Env"))
+elif recipe == "postgresql17":
+    need("/usr/local/bin/opctl", lambda m: m.isreg() and m.mode & 0o111)
+    for tool in "postgres initdb pg_ctl pg_basebackup pg_rewind pg_upgrade psql pg_dump".split():
+        need("/usr/lib/postgresql/17/bin/" + tool, lambda m: m.isreg() and m.mode & 0o111)
+    need("/usr/share/postgresql/17/postgres.bki")
+    need("/run/opctl", lambda m: m.isdir() and (m.uid, m.gid) == (26, 26), "not a directory owned by 26:26")
+    if any(p.startswith("/usr/lib/postgresql/15/") for p in files): bad.append("PostgreSQL 15 is in the image")
+    if c.get("Entrypoint") != ["/usr/local/bin/opctl", "instance", "run"]: bad.append("entrypoint %s" % c.get("Entrypoint"))
+    if c.get("User") != "26:26": bad.append("user %s" % c.get("User"))
+    if not any(e.startswith("PATH=/usr/lib/postgresql/17/bin:") for e in c.get("Env", [])): bad.append("env %s" % c.get("Env"))
 for b in bad: print("%s: %s" % (recipe, b), file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
@@ -150,6 +161,7 @@ for f in "$dir"/*.oci.tar; do
     check localhost/opctl-postgresql:15 '(PostgreSQL) 15.' postgres --version || rc=1
     check localhost/opctl-postgresql:15-update opctl /usr/local/bin/opctl version || rc=1
     ;;
+  postgresql17.oci.tar) check localhost/opctl-postgresql:17 '(PostgreSQL) 17.' pg_upgrade --version || rc=1 ;;
   debian.oci.tar) check localhost/debian:bookworm-slim bookworm cat /etc/os-release || rc=1 ;;
   esac
 done
