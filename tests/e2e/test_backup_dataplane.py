@@ -312,3 +312,24 @@ def test_point_in_time_recovery_restores_exactly_the_rows_committed_before_the_t
     assert db.app("SELECT count(*) FROM t") == "200"
     recovery = copy.status()["recovery"]
     assert (recovery["phase"], recovery["backup"]) == ("Completed", "snap")
+
+    # The WAL archive's retention: with keep: 1, the next backup deletes the first one and every archived segment
+    # before its own start (no restore could use them), and keeps the rest.
+    files["backup.yaml"] = backup_yaml(namespace, "snap",
+                                       '  schedule: "0 3 * * *"\n  suspend: true\n  retention:\n    keep: 1\n')
+    db.write_files(files)
+    db.reconcile()
+    before = [name for name in store.sh("ls -1 /backups/snap/wal").split() if len(name) == 24]
+    taken = cluster.opctl("backup", "snap", "--now", "-n", namespace, "--kubeconfig", cluster.kubeconfig)
+    assert taken.returncode == 0, taken.stderr
+    wait_for_job(db, taken.stdout.strip())
+    second = termination_manifest(db, taken.stdout.strip())
+    start = second["startWalFile"]
+    assert len(start) == 24 and int(start[:8], 16) == second["timeline"], second
+    assert store.artifacts("snap") == [second["name"]]
+    after = [name for name in store.sh("ls -1 /backups/snap/wal").split() if len(name) == 24]
+    assert segment in before and segment not in after
+    assert all(name[8:] >= start[8:] for name in after), (start, after)
+    assert set(after) >= {name for name in before if name[8:] >= start[8:]}
+    logs = cluster.kubectl("logs", f"job/{taken.stdout.strip()}", "-n", namespace).stdout
+    assert f"before {start}, where {second['name']} (the oldest base backup) starts" in logs, logs

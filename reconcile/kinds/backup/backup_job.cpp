@@ -91,12 +91,16 @@ mkdir "$partial"
 log="$BACKUP_DIR/.$stamp.log"
 # A failed run leaves nothing behind; a finished one was renamed away.
 trap 'rm -rf "$partial" "$log"' EXIT
+# A field of a manifest.json (one line of JSON, no nested objects): a string's value or a number.
+field() { sed -n "s|.*\"$1\":\"\{0,1\}\([^\",}]*\).*|\1|p" "$2"; }
+number() { n=$(field "$1" "$2"); echo "${n:-null}"; }
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 server_version=$(psql --no-psqlrc --tuples-only --no-align --command='SHOW server_version_num')
 major=$((server_version / 10000))
 timeline=null
 start_lsn=
 end_lsn=
+start_wal=
 case "$BACKUP_METHOD" in
   pg_basebackup)
     if ! pg_basebackup --pgdata="$partial" --format=tar --gzip --wal-method=stream --checkpoint=fast \
@@ -108,6 +112,9 @@ case "$BACKUP_METHOD" in
     start_lsn=$(sed -n 's|.*write-ahead log start point: \([0-9A-F]*/[0-9A-F]*\) on timeline.*|\1|p' "$log")
     timeline=$(sed -n 's|.*write-ahead log start point: .* on timeline \([0-9]*\).*|\1|p' "$log")
     end_lsn=$(sed -n 's|.*write-ahead log end point: \([0-9A-F]*/[0-9A-F]*\).*|\1|p' "$log")
+    # The WAL file the backup starts in: restoring it needs the WAL archive from there on.
+    start_wal=$(printf '%08X' "$timeline")$(psql --no-psqlrc --tuples-only --no-align \
+      --command="SELECT pg_walfile_name('$start_lsn')" | cut -c9-)
     rm -f "$log" ;;
   pg_dump)
     start_lsn=$(psql --no-psqlrc --tuples-only --no-align --command='SELECT pg_current_wal_lsn()')
@@ -125,8 +132,8 @@ esac
 (cd "$partial" && sha256sum -- *) >"$partial/.sums"
 mv "$partial/.sums" "$partial/SHA256SUMS"
 size=$(du -sb "$partial" | cut -f1)
-printf '{"name":"%s","backup":"%s","cluster":"%s","method":"%s","pgMajor":%s,"timeline":%s,"startLsn":"%s","endLsn":"%s","startTime":"%s","endTime":"%s","sizeBytes":%s,"checksums":"SHA256SUMS"}\n' \
-  "$stamp" "$BACKUP_NAME" "$CLUSTER_NAME" "$BACKUP_METHOD" "$major" "${timeline:-null}" "$start_lsn" "$end_lsn" "$started" \
+printf '{"name":"%s","backup":"%s","cluster":"%s","method":"%s","pgMajor":%s,"timeline":%s,"startLsn":"%s","endLsn":"%s","startWalFile":"%s","startTime":"%s","endTime":"%s","sizeBytes":%s,"checksums":"SHA256SUMS"}\n' \
+  "$stamp" "$BACKUP_NAME" "$CLUSTER_NAME" "$BACKUP_METHOD" "$major" "${timeline:-null}" "$start_lsn" "$end_lsn" "$start_wal" "$started" \
   "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$size" >"$partial/manifest.json"
 mv "$partial" "$dir"
 echo "backup written to $dir: $(cat "$dir/manifest.json")"
@@ -140,10 +147,26 @@ if [ -n "${BACKUP_MAX_AGE_MINUTES:-}" ]; then
     -exec echo "deleting (older than maxAge):" {} \; -exec rm -rf {} +
 fi
 find "$BACKUP_DIR" -mindepth 1 -maxdepth 1 -type d -name '*.partial' -mmin +60 -exec rm -rf {} +
+# The WAL archive (a Cluster's walArchive names this Backup): every restore starts from a base backup and replays the
+# WAL from that backup's start on, so the segments before the oldest base backup left are of no use. Only when that
+# backup's manifest names its first WAL file (a final backup's does not): otherwise nothing is deleted.
+if [ -d "$BACKUP_DIR/wal" ]; then
+  oldest_base=
+  for artifact in $(ls -1d "$BACKUP_DIR"/*Z 2>/dev/null | sort); do
+    if [ -f "$artifact/base.tar.gz" ]; then oldest_base=$artifact; break; fi
+  done
+  first_wal=
+  if [ -n "$oldest_base" ]; then first_wal=$(field startWalFile "$oldest_base/manifest.json"); fi
+  if [ -n "$first_wal" ]; then
+    removed=$(pg_archivecleanup -n "$BACKUP_DIR/wal" "$first_wal" | wc -l)
+    pg_archivecleanup "$BACKUP_DIR/wal" "$first_wal"
+    echo "WAL archive: deleted $removed segments before $first_wal, where ${oldest_base##*/} (the oldest base backup) starts"
+  else
+    echo "WAL archive: nothing deleted (no base backup whose manifest names its first WAL file)"
+  fi
+fi
 # The Pod's termination message, which the Backup's status shows: this artifact's manifest and the artifacts on the
 # volume after retention, newest first, as many as fit in the 4096 bytes Kubernetes keeps (artifactCount: all).
-field() { sed -n "s|.*\"$1\":\"\{0,1\}\([^\",}]*\).*|\1|p" "$2"; }
-number() { n=$(field "$1" "$2"); echo "${n:-null}"; }
 listed=
 count=0
 for artifact in $(ls -1d "$BACKUP_DIR"/*Z 2>/dev/null | sort -r); do
