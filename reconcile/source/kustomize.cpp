@@ -63,17 +63,19 @@ struct ProcessResult {
   std::string err;
 };
 
-ProcessResult run(const fs::path& program, const std::vector<std::string>& arguments, const std::string& display) {
+ProcessResult run(const fs::path& program, const std::vector<std::string>& arguments,
+                  const std::string& display) {
   TemporaryFile err;
   std::array<int, 2> pipe_fds{};
   if (err.fd < 0 || ::pipe2(pipe_fds.data(), O_CLOEXEC) < 0)
-    kustomize_failed(display, std::string("cannot run kubectl: ") + std::strerror(errno));
+    kustomize_failed(display, "cannot run " + program.string() + ": " + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err.fd, STDERR_FILENO);
   std::vector<char*> argv;
-  for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  for (const auto& argument : arguments)
+    argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
   int spawn_error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
@@ -116,18 +118,29 @@ std::optional<fs::path> find_program(std::string_view program, std::string_view 
 
 std::string render_kustomization(const fs::path& directory, const std::string& display) {
   const char* path = std::getenv("PATH");
-  auto kubectl = find_program("kubectl", path ? path : "/usr/local/bin:/usr/bin:/bin");
-  if (!kubectl)
-    kustomize_failed(display, "this directory has a kustomization, and rendering it needs kubectl on PATH "
-                              "(opctl runs \"kubectl kustomize\"); install kubectl or commit the rendered manifests");
-  ProcessResult result = run(*kubectl, {"kubectl", "kustomize", directory.string()}, display);
-  if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0)
-  {
+  std::string search_path = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  // kubectl first (what a laptop has); the standalone kustomize where there
+  // is no kubectl (opctl's image ships kustomize, not kubectl).
+  std::vector<std::string> command;
+  std::optional<fs::path> program = find_program("kubectl", search_path);
+  if (program) {
+    command = {"kubectl", "kustomize", directory.string()};
+  } else if ((program = find_program("kustomize", search_path))) {
+    command = {"kustomize", "build", directory.string()};
+  } else {
+    kustomize_failed(display,
+                     "this directory has a kustomization, and rendering it needs kubectl or kustomize on "
+                     "PATH (opctl runs \"kubectl kustomize\", else \"kustomize build\"); install one of them "
+                     "or commit the rendered manifests");
+  }
+  ProcessResult result = run(*program, command, display);
+  if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0) {
     // Name the directory as the user knows it, not where it was materialised.
     std::string message = summarise_stderr(result.err);
-    for (auto at = message.find(directory.string()); at != std::string::npos; at = message.find(directory.string()))
+    for (auto at = message.find(directory.string()); at != std::string::npos;
+         at = message.find(directory.string()))
       message.replace(at, directory.string().size(), display);
-    kustomize_failed(display, "kubectl kustomize failed: " + message);
+    kustomize_failed(display, command[0] + " " + command[1] + " failed: " + message);
   }
   return result.out;
 }

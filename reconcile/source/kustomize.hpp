@@ -1,5 +1,6 @@
-// Kustomizations, rendered by `kubectl kustomize` (opctl does not embed
-// kustomize); without kubectl on PATH a kustomization is an input error.
+// Kustomizations, rendered by `kubectl kustomize`, or by `kustomize build`
+// where there is no kubectl (opctl does not embed kustomize); with neither
+// on PATH a kustomization is an input error.
 #pragma once
 
 #include <filesystem>
@@ -15,8 +16,9 @@ bool is_kustomization_file_name(std::string_view name);
 // The first executable called `program` in the ':'-separated `search_path`.
 std::optional<std::filesystem::path> find_program(std::string_view program, std::string_view search_path);
 
-// Runs `kubectl kustomize DIRECTORY` and returns what it prints. Throws
-// InvalidInputError naming `display` when kubectl is missing or fails.
+// Runs `kubectl kustomize DIRECTORY` (or `kustomize build DIRECTORY`) and
+// returns what it prints. Throws InvalidInputError naming `display` when
+// neither program is on PATH or the one run fails.
 std::string render_kustomization(const std::filesystem::path& directory, const std::string& display);
 
 }  // namespace opctl::source

@@ -335,7 +335,7 @@ def test_opctlignore_is_honoured_for_git_and_directory_sources(run, upstream, cl
     assert not cluster.exists("configmap", "local-only", "-n", namespace)
 
 
-def test_a_kustomization_is_rendered_with_kubectl(run, upstream, cluster, namespace, tmp_path):
+def test_a_kustomization_is_rendered_with_kubectl_and_without_kubectl_or_kustomize_is_an_input_error(run, upstream, cluster, namespace, tmp_path):
     upstream.commit({
         "base/kustomization.yaml": "resources: [cm.yaml]\n",
         "base/cm.yaml": config_map("app", "base"),
@@ -348,7 +348,7 @@ def test_a_kustomization_is_rendered_with_kubectl(run, upstream, cluster, namesp
     empty_path.mkdir()
     without_kubectl = run(upstream.file_url, "--path", "overlays/prod", env={"PATH": str(empty_path)})
     assert without_kubectl.returncode == 2
-    assert "needs kubectl on PATH" in without_kubectl.stderr
+    assert "needs kubectl or kustomize on PATH" in without_kubectl.stderr
     assert "overlays/prod" in without_kubectl.stderr
 
 

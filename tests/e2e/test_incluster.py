@@ -150,6 +150,20 @@ def test_the_installed_cronjob_runs_from_the_image_and_converges(cluster, tmp_pa
         assert pod["spec"]["serviceAccountName"] == f"opctl-{installed.name}"
 
 
+def test_a_kustomization_is_rendered_inside_the_image_by_its_kustomize(cluster, tmp_path, installed):
+    # The image has no kubectl: opctl falls back to the kustomize binary the Dockerfile builds.
+    kustomization = ("resources: [ns.yaml, cm.yaml]\n"
+                     f"configMapGenerator:\n- name: generated\n  namespace: {installed.app}\n"
+                     "  literals: [from=kustomize]\n")
+    with installed.served_over_http(tmp_path):
+        installed.upstream.commit({"apps/kustomization.yaml": kustomization}, "kustomize")
+        log = installed.run()
+        assert installed.value() == "hello", log
+        generated = [item for item in cluster.get_json("configmaps", "-n", installed.app)["items"]
+                     if item["metadata"]["name"].startswith("generated-")]
+        assert [item["data"] for item in generated] == [{"from": "kustomize"}], log
+
+
 def test_the_cronjob_fetches_over_ssh_with_the_secrets_key_and_known_hosts(cluster, tmp_path, installed):
     server = SshGitServer(tmp_path / "ssh", node=True)
     try:
