@@ -82,7 +82,11 @@ int run_status(StatusOptions& options) {
   }
 
   auto live = apply::read_live_state(client, desired.objects);
-  auto diffs = apply::diff_against_live(client, desired.objects, live, {}).diffs;
+  // Drift as `opctl diff` sees it: opctl.yaml's ignoreDifferences apply (an
+  // autoscaler's replicas are not drift).
+  apply::DiffPassOptions compare;
+  compare.compare.ignore_rules = ignore_rules_of(config);
+  auto diffs = apply::diff_against_live(client, desired.objects, live, compare).diffs;
   Json drift = Json::array();
   for (const auto& diff : diffs)
     if (diff.change != diff::Change::unchanged) drift.push_back(diff_header(diff));

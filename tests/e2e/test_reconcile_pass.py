@@ -406,6 +406,9 @@ spec:
     cluster.kubectl("scale", "deployment", "scaled", "-n", namespace, "--replicas", "5")
     diff = cluster.opctl("diff", "--kubeconfig", cluster.kubeconfig, "--path", str(root), "--exit-code")
     assert diff.returncode == 0, diff.stdout + diff.stderr
+    status = cluster.opctl("status", "--kubeconfig", cluster.kubeconfig, "--path", str(root), "-o", "json")
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["drift"] == []  # status sees drift as diff does
     again = cluster.reconcile("--path", str(root))
     assert again.returncode == 0, again.stderr
     assert "apps/Deployment " + namespace + "/scaled unchanged" in again.stdout, again.stdout
