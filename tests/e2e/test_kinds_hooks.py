@@ -1,8 +1,11 @@
 """Hook kinds end to end: a custom kind whose logic is a small Python script
 speaking Metacontroller's composite-controller contract, called by opctl once
 per resource and pass (no controller runs in the cluster)."""
+import http.server
 import json
 import os
+import subprocess
+import threading
 import time
 
 import pytest
@@ -159,3 +162,63 @@ def test_a_pruned_resource_is_finalized_by_its_hook(cluster, namespace, setup, h
     while cluster.exists("greeting", "hello", "-n", namespace) and time.time() < deadline:
         time.sleep(0.5)
     assert not cluster.exists("greeting", "hello", "-n", namespace)
+
+
+class HookOverHttp:
+    """The same hook behind a URL: a local HTTP server that runs hook.py with the POSTed body on stdin and answers
+    200 with its output, or 500 with its stderr when it fails; records each request's method, path and headers."""
+
+    def __init__(self, hook_dir):
+        requests = self.requests = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                requests.append((self.command, self.path, self.headers["Content-Type"], self.headers["User-Agent"]))
+                run = subprocess.run(["python3", str(hook_dir / "hook.py"), str(hook_dir)], input=body,
+                                     capture_output=True)
+                self.send_response(200 if run.returncode == 0 else 500)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(run.stdout if run.returncode == 0 else run.stderr)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/greeting"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_hook_behind_a_url_gets_the_request_as_a_json_post_and_its_failures_are_degraded(
+        cluster, greeting_crd, namespace, manifests, hook_dir):
+    hook = HookOverHttp(hook_dir)
+    try:
+        files = {"opctl.yaml": hook_config(set_name(), namespace, hook_dir).replace(
+                     f"command: [python3, {hook_dir / 'hook.py'}, {hook_dir}]", f"url: {hook.url}"),
+                 "greeting.yaml": greeting(namespace, copies=2)}
+        root = manifests(files)
+        first = cluster.reconcile("--path", str(root))
+        assert first.returncode == 0, first.stderr + first.stdout
+        assert hook.requests and hook.requests[0] == ("POST", "/greeting", "application/json", "opctl-hook")
+        parent = cluster.get_json("greeting", "hello", "-n", namespace)
+        assert parent["status"]["greeted"] == "hello"
+        assert condition(parent, "Ready")["status"] == "True"
+        assert cluster.get_json("configmap", "hello-1", "-n", namespace)["data"]["greeting"] == "hello"
+
+        for mode, message in [("fail", "answered HTTP 500: boom"), ("sleep", "did not answer within 3s")]:
+            files["greeting.yaml"] = greeting(namespace, copies=0, mode=mode)
+            manifests(files)
+            result = cluster.reconcile("--path", str(root))
+            assert result.returncode == 3, result.stderr + result.stdout
+            assert message in result.stderr, result.stderr
+            degraded = condition(cluster.get_json("greeting", "hello", "-n", namespace), "Degraded")
+            assert (degraded["status"], degraded["reason"]) == ("True", "HookFailed")
+            assert cluster.exists("configmap", "hello-1", "-n", namespace)  # nothing deleted on a failure
+    finally:
+        hook.stop()
