@@ -45,22 +45,21 @@ class InstalledSet:
         self.runs = 0
 
     def install(self, repo, secret, local_credentials):
-        """Creates the git Secret, prints the install manifests (fetching with local_credentials) and applies them."""
+        """Creates the git Secret and installs with `opctl install --apply` (fetching with local_credentials); returns
+        what `opctl install -o json` prints for the same arguments (kept to delete the objects afterwards)."""
         self.cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
         self.cluster.kubectl("create", "secret", "generic", f"git-{self.name}", "-n", INSTALL_NAMESPACE,
                              *[f"--from-file={key}={path}" for key, path in secret.items()])
-        printed = self.cluster.opctl("install", "--kubeconfig", self.cluster.kubeconfig, "--repo", repo, "--path",
-                                     "apps", *local_credentials, "--git-secret", f"git-{self.name}", "--image", IMAGE,
-                                     "-o", "json")
+        arguments = ["install", "--kubeconfig", self.cluster.kubeconfig, "--repo", repo, "--path", "apps",
+                     *local_credentials, "--git-secret", f"git-{self.name}", "--image", IMAGE]
+        printed = self.cluster.opctl(*arguments, "-o", "json")
         assert printed.returncode == 0, printed.stderr
         self.items = json.loads(printed.stdout)["items"]
-        for item in self.items:  # the node has the image; a registry would be asked for it otherwise
-            if item["kind"] == "CronJob":
-                self.cronjob = item["metadata"]["name"]
-                for container in item["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]:
-                    container["imagePullPolicy"] = "Never"
-        self.cluster.kubectl("apply", "--server-side", "-f", "-",
-                             input=json.dumps({"apiVersion": "v1", "kind": "List", "items": self.items}))
+        self.cronjob = next(item["metadata"]["name"] for item in self.items if item["kind"] == "CronJob")
+        applied = self.cluster.opctl(*arguments, "--apply")
+        assert applied.returncode == 0, applied.stdout + applied.stderr
+        # The node has the image (its tag is not :latest, so it is not pulled again).
+        assert self.cluster.exists("cronjob", self.cronjob, "-n", INSTALL_NAMESPACE)
         return printed.stdout
 
     def start(self):
