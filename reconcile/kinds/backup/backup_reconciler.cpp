@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "kinds/backup/backup_artifacts.hpp"
@@ -40,12 +41,20 @@ void keep_later(std::optional<TimePoint>& current, std::optional<TimePoint> cand
   if (candidate && *candidate != TimePoint{} && (!current || *candidate > *current)) current = candidate;
 }
 
+// The status fields a backup Pod's termination message fills in (backup_artifacts.hpp).
+constexpr std::array<const char*, 3> k_artifact_fields = {"lastArtifact", "artifacts", "artifactCount"};
+
+void carry(const Json& previous, const char* field, Json& status) {
+  if (previous.is_object() && previous.contains(field)) status[field] = previous[field];
+}
+
 // Status fields carried over when the reconciler cannot compute new ones.
 Json carried_status(const Json& previous) {
   Json status = Json::object();
-  for (const char* field :
-       {"lastScheduleTime", "lastSuccessfulTime", "lastArtifact", "artifacts", "artifactCount"})
-    if (previous.is_object() && previous.contains(field)) status[field] = previous[field];
+  for (const char* field : {"lastScheduleTime", "lastSuccessfulTime"})
+    carry(previous, field, status);
+  for (const char* field : k_artifact_fields)
+    carry(previous, field, status);
   return status;
 }
 
@@ -186,8 +195,8 @@ class Pass {
   // is gone (the Job deleted by retention or history), what was last written.
   void write_artifacts(Json& status) const {
     if (!seen_.report) {
-      for (const char* field : {"lastArtifact", "artifacts", "artifactCount"})
-        if (previous_.contains(field)) status[field] = previous_[field];
+      for (const char* field : k_artifact_fields)
+        carry(previous_, field, status);
       return;
     }
     status["lastArtifact"] = seen_.report->artifact;
