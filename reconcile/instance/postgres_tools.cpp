@@ -7,7 +7,7 @@
 
 #include "instance/instance_error.hpp"
 #include "instance/postgres_settings.hpp"
-#include "kube/child_process.hpp"
+#include "process/child_process.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -44,11 +44,11 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 std::string PostgresTools::run(const std::vector<std::string>& argv, const std::string& input,
                                std::chrono::milliseconds timeout, const char* what) const {
-  kube::ProcessOptions options;
+  process::ProcessOptions options;
   options.timeout = timeout;
   options.input = input;
   options.extra_env = {{"PGPASSFILE", passfile_path(identity_)}, {"PGCONNECT_TIMEOUT", "5"}, {"LC_ALL", "C"}};
-  kube::ProcessResult result = kube::run_process(argv, options);
+  process::ProcessResult result = process::run_process(argv, options);
   if (result.timed_out)
     throw InstanceError(fmt::format("{} did not finish in {}s", what, timeout.count() / 1000));
   if (result.exit_code != 0)

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "kube/base64.hpp"
-#include "kube/child_process.hpp"
+#include "process/child_process.hpp"
 #include "model/error.hpp"
 
 namespace opctl::kube {
@@ -138,7 +138,7 @@ Credential CredentialSource::run_exec_plugin() {
   std::vector<std::string> argv{plugin.command};
   argv.insert(argv.end(), plugin.args.begin(), plugin.args.end());
   ++exec_runs_;
-  ProcessResult result = run_process(argv, {.extra_env = env, .timeout = plugin.timeout, .input = ""});
+  process::ProcessResult result = process::run_process(argv, {.extra_env = env, .timeout = plugin.timeout, .input = ""});
   if (result.timed_out)
     throw ClusterError(
         fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",

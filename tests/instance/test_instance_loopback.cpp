@@ -17,7 +17,7 @@
 
 #include "instance/instance_manager.hpp"
 #include "instance/postgres_settings.hpp"
-#include "kube/child_process.hpp"
+#include "process/child_process.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -125,14 +125,14 @@ void step_until(std::vector<Node*> nodes, const std::function<bool()>& done,
 }
 
 // psql over TCP as `user`, the way an application connects.
-kube::ProcessResult sql_as(int port, const std::string& user, const std::string& password,
+process::ProcessResult sql_as(int port, const std::string& user, const std::string& password,
                            const std::string& sql, const std::string& database = "app") {
-  kube::ProcessOptions options;
+  process::ProcessOptions options;
   options.extra_env = {{"PGPASSWORD", password}, {"PGCONNECT_TIMEOUT", "5"}};
   std::string connection =
       fmt::format("host=127.0.0.1 port={} user={} {}", port, user,
                   database.find('=') == std::string::npos ? "dbname=" + database : database + " dbname=app");
-  return kube::run_process({"psql", "--no-psqlrc", "-At", "-v", "ON_ERROR_STOP=1", connection, "-c", sql},
+  return process::run_process({"psql", "--no-psqlrc", "-At", "-v", "ON_ERROR_STOP=1", connection, "-c", sql},
                            options);
 }
 

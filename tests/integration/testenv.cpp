@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kube/child_process.hpp"
+#include "process/child_process.hpp"
 
 namespace opctl::integration {
 namespace {
@@ -76,7 +76,7 @@ std::string missing_prerequisite() {
 std::string testenv_binary() {
   if (std::string bin = environment("OPCTL_TESTENV_BIN"); !bin.empty()) return bin;
   // The first build of the control plane takes minutes.
-  auto result = kube::run_process({std::string(OPCTL_SOURCE_DIR) + "/tests/testenv/build.sh"},
+  auto result = process::run_process({std::string(OPCTL_SOURCE_DIR) + "/tests/testenv/build.sh"},
                                   {.extra_env = {}, .timeout = std::chrono::hours(2), .input = ""});
   if (result.exit_code != 0) throw std::runtime_error("tests/testenv/build.sh failed: " + result.err);
   return trim(result.out);
@@ -215,7 +215,7 @@ Json TestCrd::object(const std::string& namespace_name, const std::string& name,
 }
 
 std::string mint_token(const std::string& namespace_name, const std::string& service_account) {
-  auto result = kube::run_process({testenv_binary(), "token", "--dir", testenv_dir(), "--namespace",
+  auto result = process::run_process({testenv_binary(), "token", "--dir", testenv_dir(), "--namespace",
                                    namespace_name, "--serviceaccount", service_account},
                                   {});
   if (result.exit_code != 0) throw std::runtime_error("testenv token failed: " + result.err);

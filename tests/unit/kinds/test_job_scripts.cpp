@@ -9,7 +9,7 @@
 
 #include "kinds/backup/backup_job.hpp"
 #include "kinds/cluster/cluster_jobs.hpp"
-#include "kube/child_process.hpp"
+#include "process/child_process.hpp"
 
 namespace {
 
@@ -66,19 +66,19 @@ TEST_CASE("every Job script parses with sh -n", "[kinds][scripts]") {
   REQUIRE(scripts.size() == 5);  // backup, restore, copy-old-binaries + pg-upgrade, final-backup
   for (const auto& script : scripts) {
     INFO(script.where);
-    opctl::kube::ProcessOptions options;
+    opctl::process::ProcessOptions options;
     options.input = script.text;
     options.timeout = std::chrono::seconds(10);
-    auto result = opctl::kube::run_process({"sh", "-n"}, options);
+    auto result = opctl::process::run_process({"sh", "-n"}, options);
     CHECK(result.err == "");
     CHECK(result.exit_code == 0);
   }
 }
 
 TEST_CASE("sh -n catches a broken script (the check can fail)", "[kinds][scripts]") {
-  opctl::kube::ProcessOptions options;
+  opctl::process::ProcessOptions options;
   options.input = "set -eu\nif [ -f x ]; then\n  echo missing fi\n";
-  auto result = opctl::kube::run_process({"sh", "-n"}, options);
+  auto result = opctl::process::run_process({"sh", "-n"}, options);
   CHECK(result.exit_code != 0);
 }
 

@@ -1,4 +1,4 @@
-#include "kube/child_process.hpp"
+#include "process/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace opctl::kube {
+namespace opctl::process {
 namespace {
 
 // The child's environment, built before fork: setenv after fork is not
@@ -150,4 +150,4 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   return result;
 }
 
-}  // namespace opctl::kube
+}  // namespace opctl::process

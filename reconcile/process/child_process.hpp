@@ -1,4 +1,5 @@
-// Runs a helper program (an exec credential plugin) and collects its output.
+// Runs a helper program (an exec credential plugin, age, ssh-keygen) and
+// collects its output, with a timeout that kills its whole process group.
 #pragma once
 
 #include <chrono>
@@ -6,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace opctl::kube {
+namespace opctl::process {
 
 struct ProcessResult {
   int exit_code = -1;  // -1 when killed by a signal
@@ -30,4 +31,4 @@ struct ProcessOptions {
 // opctl::ClusterError when the process cannot be started at all.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
 
-}  // namespace opctl::kube
+}  // namespace opctl::process
