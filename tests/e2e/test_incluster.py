@@ -185,15 +185,20 @@ def test_a_sops_secret_is_decrypted_in_the_cronjob_with_the_age_identity_of_a_mo
             live = cluster.get_json("secret", "db", "-n", installed.app)
             assert "sops" not in live
             assert digest(base64.b64decode(live["data"]["password"]).decode()) == digest(password)
-            # Least privilege stays: the kubelet mounts the identity, so the only Secret opctl may read in the
-            # install namespace is its ApplySet parent; and no ClusterRole reads Secrets.
+            # Least privilege stays: the kubelet mounts the identity, so no rule names the age Secret, and the only
+            # Secret opctl may get in the install namespace is its ApplySet parent (it lists Secrets there only to
+            # prune by label, as it lists every kind of the set in the parent's namespace).
             for item in json.loads(printed)["items"]:
                 in_install_namespace = item["kind"] == "Role" and item["metadata"]["namespace"] == INSTALL_NAMESPACE
-                if not (in_install_namespace or item["kind"] == "ClusterRole"):
-                    continue
                 for rule in item.get("rules", []):
-                    if "secrets" in rule.get("resources", []) and {"get", "list", "watch"} & set(rule["verbs"]):
+                    assert age_secret not in rule.get("resourceNames", []), rule
+                    if (in_install_namespace or item["kind"] == "ClusterRole") and "secrets" in rule.get(
+                            "resources", []) and "get" in rule["verbs"]:
                         assert rule.get("resourceNames") == [f"opctl-{installed.name}"], rule
+            cronjob = next(item for item in json.loads(printed)["items"] if item["kind"] == "CronJob")
+            volumes = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["volumes"]
+            assert {"secretName": age_secret, "defaultMode": 0o440,
+                    "items": [{"key": "age.agekey", "path": "age.agekey"}]} in [v.get("secret") for v in volumes]
     finally:
         cluster.kubectl("delete", "secret", age_secret, "-n", INSTALL_NAMESPACE, "--ignore-not-found", check=False)
 
