@@ -4,6 +4,7 @@
 
 #include "apply/apply_pass.hpp"
 #include "apply/ownership_marks.hpp"
+#include "helm_settings.hpp"
 #include "source/manifest_parser.hpp"
 
 namespace opctl::cli {
@@ -20,7 +21,11 @@ bool is_config_file(const std::string& path) {
 }  // namespace
 
 std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options) {
-  auto desired = source::load_desired_source(options.source);
+  source::SourceOptions source_options = options.source;
+  source_options.helm_settings_of = [&options](const auto& files) {
+    return helm_settings_of(options, files, is_config_file);
+  };
+  auto desired = source::load_desired_source(source_options);
   std::vector<source::ManifestFile> manifests;
   std::vector<const source::ManifestFile*> configs;
   for (const auto& file : desired.files) {
@@ -39,8 +44,13 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
 }
 
 DesiredSet load_desired_set(CommonOptions& options) {
-  DesiredSet set;
-  std::tie(set.revision, set.objects) = load_manifests(options);
+  auto [revision, objects] = load_manifests(options);
+  return connect_desired_set(options, std::move(revision), std::move(objects));
+}
+
+DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
+                               std::vector<model::Object> objects) {
+  DesiredSet set{std::move(revision), std::move(objects), {}};
   set.connection = connect(options);
   apply::resolve_scopes(*set.connection.mapper, set.objects, set.connection.default_namespace(options));
   // Defaulting namespaces can make two objects the same one.

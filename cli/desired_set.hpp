@@ -27,6 +27,10 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
 // (every problem at once) or a cluster error.
 DesiredSet load_desired_set(CommonOptions& options);
 
+// The second half of load_desired_set, for manifests already loaded.
+DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
+                               std::vector<model::Object> objects);
+
 // opctl.yaml's ignoreDifferences, as the diff and the pass apply them.
 std::vector<diff::IgnoreRule> ignore_rules_of(const config::RunConfig& config);
 
