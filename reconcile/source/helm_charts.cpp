@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "model/error.hpp"
 #include "source/helm_output.hpp"
@@ -107,11 +108,15 @@ std::vector<ManifestFile> render_charts(FileTree& tree, const std::string& root,
     }
     if (!named) append(rendering, render_one(tree, chart.directory, HelmRelease{}, options));
   }
+  // A values file next to the opctl.yaml that names it is helm's input, not a manifest.
+  std::set<std::string> values_files;
+  for (const auto& entry : entries)
+    for (const auto& values : entry.values_files) values_files.insert(tree.display(values));
   std::vector<ManifestFile> out;
   for (std::size_t i = 0; i < files.size(); ++i) {
     auto rendering = renderings.find(i);
-    if (rendering == renderings.end()) out.push_back(std::move(files[i]));
-    else append(out, std::move(rendering->second));
+    if (rendering != renderings.end()) append(out, std::move(rendering->second));
+    else if (files[i].rendered || !values_files.contains(files[i].path)) out.push_back(std::move(files[i]));
   }
   for (const auto& entry : entries) {
     bool walked = std::any_of(found.begin(), found.end(), [&](const auto& chart) { return chart.directory == entry.chart; });

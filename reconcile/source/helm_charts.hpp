@@ -34,7 +34,8 @@ std::string resolve_tree_path(const std::string& root, const std::string& relati
 
 // The files with each found chart's placeholder replaced by its rendering
 // (or by the rendering of the helm: entry naming that directory, whose
-// settings win), and the renderings of the other entries appended.
+// settings win), and the renderings of the other entries appended. The files
+// an entry names as values files are left out: helm reads them, not opctl.
 std::vector<ManifestFile> render_charts(FileTree& tree, const std::string& root, std::vector<ManifestFile> files,
                                         const std::vector<FoundChart>& found, const ChartOptions& options);
 

@@ -40,6 +40,7 @@ metadata:
   namespace: {{ .Release.Namespace }}
 data:
   greeting: {{ .Values.greeting | quote }}
+  size: {{ .Values.size | default "none" | quote }}
   # helm template has no cluster: lookup finds nothing, so this says whether helm reached one.
   cluster: {{ if lookup "v1" "Namespace" "" "kube-system" }}"reached"{{ else }}"not-contacted"{{ end }}
   kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}
@@ -105,13 +106,15 @@ def test_a_chart_elsewhere_in_the_repo_is_rendered_with_values_from_another_path
     upstream = Upstream(tmp_path)
     files = {**web_chart(), **web_chart("envs/prod/local"),
              "envs/prod/local/Chart.yaml": CHART_YAML.format(name="local"),
-             "values/prod/web.yaml": "greeting: from-prod-values\n",
+             "values/prod/web.yaml": "greeting: from-prod-values\nsize: from-prod-values\n",
+             # Next to opctl.yaml and named by it: read by helm (later files win), not as a manifest.
+             "envs/prod/web-values.yaml": "greeting: from-env-values\n",
              "envs/prod/plain.yaml": plain_config_map("plain"),
              "envs/prod/opctl.yaml": opctl_yaml("helm1", namespace, f"""  helm:
     - chart: ../../charts/web
       releaseName: web-prod
       namespace: {namespace}
-      valuesFiles: [../../values/prod/web.yaml]
+      valuesFiles: [../../values/prod/web.yaml, web-values.yaml]
       kubeVersion: "1.31.0"
 """)}
     upstream.commit(files, "a chart, its values elsewhere")
@@ -119,13 +122,13 @@ def test_a_chart_elsewhere_in_the_repo_is_rendered_with_values_from_another_path
     assert result.returncode == 0, result.stdout + result.stderr
 
     web = cluster.get_json("configmap", "web-prod-config", "-n", namespace)["data"]
-    assert web["greeting"] == "from-prod-values"
+    assert web["greeting"] == "from-env-values" and web["size"] == "from-prod-values"
     assert web["cluster"] == "not-contacted"
     assert web["kubeVersion"] == "v1.31.0"
     assert cluster.exists("service", "web-prod", "-n", namespace)
     # The chart below the path, found by the walk: its own values, its name as the release, the set's namespace.
     local = cluster.get_json("configmap", "local-config", "-n", namespace)["data"]
-    assert local["greeting"] == "from-chart-defaults"
+    assert local["greeting"] == "from-chart-defaults" and local["size"] == "none"
     assert cluster.exists("service", "local", "-n", namespace)
     assert cluster.exists("configmap", "plain", "-n", namespace)
     # Test hooks are never part of a release: left out, not applied.

@@ -2,6 +2,7 @@
 // rendered through a stand-in for helm that records what it was asked.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "model/error.hpp"
@@ -105,6 +106,10 @@ TEST_CASE("a helm entry renders a chart outside the path with values from anywhe
         std::vector<std::filesystem::path>{"/disk/values/shared.yaml", "/disk/envs/prod/values.yaml"});
   CHECK(call.kube_version == "1.31.0");
   CHECK(files.back().path == "repo@abc:charts/web/templates/cm.yaml (helm release web-prod)");
+  // envs/prod/values.yaml is helm's input now, not a manifest.
+  auto paths = paths_of(files);
+  CHECK(std::find(paths.begin(), paths.end(), "repo@abc:envs/prod/values.yaml") == paths.end());
+  CHECK(std::find(paths.begin(), paths.end(), "repo@abc:envs/prod/zz.yaml") != paths.end());
 }
 
 TEST_CASE("entries naming a chart the walk found replace its default rendering", "[helm]") {
