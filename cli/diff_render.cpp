@@ -73,20 +73,6 @@ std::string fence_for(const std::string& text) {
 
 }  // namespace
 
-std::string markdown_object_table(const std::vector<diff::ObjectDiff>& diffs) {
-  std::string out = "| | object | source | note |\n|---|---|---|---|\n";
-  for (const auto& diff : diffs) {
-    if (diff.change == Change::unchanged) continue;
-    std::string note = diff::to_string(diff.change);
-    if (diff.local_comparison) note += ", local comparison";
-    if (!diff.conflict.empty()) note += ", conflict";
-    std::string source = source_of(diff);
-    out += fmt::format("| {} | `{}` | {} | {} |\n", marker(diff.change), identity(diff),
-                       source.empty() ? "" : "`" + source + "`", note);
-  }
-  return out + "\n";
-}
-
 std::string escape_markdown(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -100,6 +86,20 @@ std::string escape_markdown(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string markdown_object_table(const std::vector<diff::ObjectDiff>& diffs) {
+  std::string out = "| | object | source | note |\n|---|---|---|---|\n";
+  for (const auto& diff : diffs) {
+    if (diff.change == Change::unchanged) continue;
+    std::string note = diff::to_string(diff.change);
+    if (diff.local_comparison) note += ", local comparison";
+    if (!diff.conflict.empty()) note += ", conflict";
+    std::string source = source_of(diff);
+    out += fmt::format("| {} | `{}` | {} | {} |\n", marker(diff.change), identity(diff),
+                       source.empty() ? "" : "`" + source + "`", note);
+  }
+  return out + "\n";
 }
 
 std::string markdown_object(const diff::ObjectDiff& diff) {
