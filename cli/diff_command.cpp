@@ -87,8 +87,10 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
 // directory, the same directory at `ref` of its work tree).
 CommonOptions base_options_of(const CommonOptions& head, const std::string& ref) {
   CommonOptions base = head;
-  if (base.source.repo.empty()) base.source.work_tree_ref = ref;
-  else base.source.ref = ref;
+  if (base.source.repo.empty())
+    base.source.work_tree_ref = ref;
+  else
+    base.source.ref = ref;
   // Without -f, a directory's opctl.yaml was read from disk, as the head has it;
   // the base's own is among the files of the base, found there as in a git source.
   if (base.config_file.empty()) base.config = {};
@@ -111,11 +113,12 @@ void print_revision_result(const DiffOptions& options, const RevisionDiffReport&
 // diff --base: the revisions compared as written (no cluster needed), then,
 // unless --no-cluster, the head against the cluster as a plain diff does it.
 int run_diff_base(DiffOptions& options) {
-  CommonOptions base_options = base_options_of(options.common, options.base);  // before the head's config applies
+  CommonOptions base_options =
+      base_options_of(options.common, options.base);  // before the head's config applies
   auto [head_revision, head_objects] = load_manifests(options.common);
   auto [base_revision, base_objects] = load_manifests(base_options);
-  RevisionDiffReport report{base_revision, head_revision, diff::compare_revisions(base_objects, head_objects, {}),
-                            std::nullopt};
+  RevisionDiffReport report{base_revision, head_revision,
+                            diff::compare_revisions(base_objects, head_objects, {}), std::nullopt};
   DiffSummary live_summary;
   if (!options.no_cluster) {
     DesiredSet desired = connect_desired_set(options.common, head_revision, std::move(head_objects));
@@ -132,7 +135,8 @@ int run_diff(DiffOptions& options) {
   finish_source_options(options.common);
   if (!options.base.empty()) return run_diff_base(options);
   if (options.no_cluster)
-    throw InvalidInputError({Problem{"", 0, "--no-cluster", "needs --base (without it, the diff is the cluster's)"}});
+    throw InvalidInputError(
+        {Problem{"", 0, "--no-cluster", "needs --base (without it, the diff is the cluster's)"}});
   DesiredSet desired = load_desired_set(options.common);
   auto result = diff_live(options, desired);
   print_result(options, result.diffs, desired.revision);
@@ -153,7 +157,8 @@ void register_diff(CLI::App& app, CommandAction& action) {
       "  opctl diff --path manifests-example/\n"
       "  opctl diff --path manifests-example/ --prune        # also what a pruning pass would delete\n"
       "  opctl diff --repo https://git.example/ops.git --path prod --exit-code -o markdown > diff.md\n"
-      "  opctl diff --path envs/prod --base origin/main --no-cluster -o markdown   # a pull request, no cluster\n");
+      "  opctl diff --path envs/prod --base origin/main --no-cluster -o markdown   # a pull request, no "
+      "cluster\n");
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_flag("--exit-code", options->exit_code, "Exit 1 when there are differences (0 when in sync)");
@@ -170,10 +175,12 @@ void register_diff(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   command->add_option("--report", options->report_file, "Also write the JSON report to this file");
-  command->add_option("--base", options->base,
-                      "Also compare with the source at this revision: the objects a change from REF adds, removes "
-                      "and changes (with --repo: REF of the repository; with --path in a git work tree: REF of "
-                      "that checkout, e.g. origin/main)")
+  command
+      ->add_option(
+          "--base", options->base,
+          "Also compare with the source at this revision: the objects a change from REF adds, removes "
+          "and changes (with --repo: REF of the repository; with --path in a git work tree: REF of "
+          "that checkout, e.g. origin/main)")
       ->type_name("REF");
   command->add_flag("--no-cluster", options->no_cluster,
                     "With --base, compare the two revisions only: no kubeconfig or cluster needed");

@@ -151,8 +151,8 @@ std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const T
   return out;
 }
 
-std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision,
-                                 const std::string& heading) {
+std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
+                                 const source::SourceRevision& revision, const std::string& heading) {
   DiffSummary summary = summarize(diffs);
   std::string out = heading + "\n\n";
   if (!revision.commit.empty())

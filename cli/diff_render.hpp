@@ -26,14 +26,16 @@ std::string diff_header(const diff::ObjectDiff& diff);
 struct TextOptions {
   Palette palette;     // colours on a terminal only
   bool quiet = false;  // only failed objects and the summary
-  bool between_revisions = false;  // the summary counts what a change to the source removes, not what is pruned
+  // The summary counts what a change to the source removes (diff --base), not what a pass prunes.
+  bool between_revisions = false;
 };
 
 // Per changed object its header and unified YAML diff, then the summary line.
 std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const TextOptions& options);
 // The summary table, a table of the objects that differ and one collapsible
 // diff per object: a pull-request comment or CI job summary.
-std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision,
+std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
+                                 const source::SourceRevision& revision,
                                  const std::string& heading = "### opctl diff");
 // One object of a DiffReport: identity, action, source, changed paths, patch.
 model::Json render_object_json(const diff::ObjectDiff& diff);

@@ -7,12 +7,14 @@ namespace opctl::cli {
 std::vector<source::HelmRelease> helm_releases_of(const config::RunConfig& config) {
   std::vector<source::HelmRelease> releases;
   for (const auto& chart : config.helm)
-    releases.push_back({chart.chart, chart.release_name, chart.namespace_name, chart.values_files, chart.kube_version,
-                        chart.api_versions, chart.skip_hooks, fmt::format("{}:{}", config.file, chart.line)});
+    releases.push_back({chart.chart, chart.release_name, chart.namespace_name, chart.values_files,
+                        chart.kube_version, chart.api_versions, chart.skip_hooks,
+                        fmt::format("{}:{}", config.file, chart.line)});
   return releases;
 }
 
-source::HelmSettings helm_settings_of(const CommonOptions& options, const std::vector<source::ManifestFile>& files,
+source::HelmSettings helm_settings_of(const CommonOptions& options,
+                                      const std::vector<source::ManifestFile>& files,
                                       const std::function<bool(const std::string&)>& is_config) {
   source::HelmSettings settings;
   settings.default_namespace = options.namespace_name;  // -n, or the namespace of -f's config

@@ -18,7 +18,8 @@ std::vector<source::HelmRelease> helm_releases_of(const config::RunConfig& confi
 
 // The helm: entries and default namespace for a run whose source holds
 // `files`, of which those `is_config` accepts are opctl.yaml files.
-source::HelmSettings helm_settings_of(const CommonOptions& options, const std::vector<source::ManifestFile>& files,
+source::HelmSettings helm_settings_of(const CommonOptions& options,
+                                      const std::vector<source::ManifestFile>& files,
                                       const std::function<bool(const std::string&)>& is_config);
 
 }  // namespace opctl::cli

@@ -10,7 +10,8 @@ using model::Json;
 constexpr const char* k_no_cluster = "not compared with a cluster (--no-cluster)";
 
 Json revision_json(const source::SourceRevision& revision) {
-  return {{"repo", revision.repo}, {"ref", revision.ref}, {"commit", revision.commit}, {"path", revision.path}};
+  return {
+      {"repo", revision.repo}, {"ref", revision.ref}, {"commit", revision.commit}, {"path", revision.path}};
 }
 
 std::string short_commit(const std::string& commit) {
@@ -44,7 +45,8 @@ std::string render_revision_markdown(const RevisionDiffReport& report) {
   out += fmt::format("Base `{}` → head `{}`{}.\n\n", revision_label(report.base), revision_label(report.head),
                      report.head.path.empty() ? "" : fmt::format(", path `{}`", report.head.path));
   out += "| added | changed | removed | unchanged |\n|---:|---:|---:|---:|\n";
-  out += fmt::format("| {} | {} | {} | {} |\n\n", summary.added, summary.changed, summary.removed, summary.unchanged);
+  out += fmt::format("| {} | {} | {} | {} |\n\n", summary.added, summary.changed, summary.removed,
+                     summary.unchanged);
   if (!summary.has_differences()) {
     out += "No object changes between the revisions.\n\n";
   } else {
@@ -59,7 +61,8 @@ std::string render_revision_markdown(const RevisionDiffReport& report) {
 Json render_revision_json(const RevisionDiffReport& report) {
   DiffSummary summary = summarize(report.changes);
   Json objects = Json::array();
-  for (const auto& diff : report.changes) objects.push_back(render_object_json(diff));
+  for (const auto& diff : report.changes)
+    objects.push_back(render_object_json(diff));
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "RevisionDiffReport"},
           {"base", revision_json(report.base)},

@@ -18,7 +18,7 @@ namespace opctl::cli {
 struct RevisionDiffReport {
   source::SourceRevision base;
   source::SourceRevision head;
-  std::vector<diff::ObjectDiff> changes;            // diff::compare_revisions
+  std::vector<diff::ObjectDiff> changes;              // diff::compare_revisions
   std::optional<std::vector<diff::ObjectDiff>> live;  // nullopt: not compared with a cluster (--no-cluster)
 };
 

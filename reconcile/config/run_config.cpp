@@ -52,7 +52,8 @@ class FieldReader {
 
   int line_of(std::string pointer) const {
     while (!pointer.empty()) {
-      if (auto found = document_.field_lines.find(pointer); found != document_.field_lines.end()) return found->second;
+      if (auto found = document_.field_lines.find(pointer); found != document_.field_lines.end())
+        return found->second;
       pointer = pointer.substr(0, pointer.rfind('/'));
     }
     return document_.line;
@@ -134,7 +135,8 @@ bool is_release_name(const std::string& name) {
   return name.size() <= 53 && std::regex_match(name, k_name);
 }
 
-void read_helm_chart(FieldReader& reader, HelmChart& chart, const std::string& pointer, const std::string& path) {
+void read_helm_chart(FieldReader& reader, HelmChart& chart, const std::string& pointer,
+                     const std::string& path) {
   std::optional<bool> skip_hooks;
   reader.read_map(pointer, path,
                   {{"chart", reader.into_string(chart.chart)},
@@ -154,10 +156,12 @@ void read_helm_chart(FieldReader& reader, HelmChart& chart, const std::string& p
                      fmt::format("\"{}\" must be relative to the source's path", value));
   };
   relative(chart.chart, "chart");
-  for (const auto& values : chart.values_files) relative(values, "valuesFiles");
+  for (const auto& values : chart.values_files)
+    relative(values, "valuesFiles");
   if (!chart.release_name.empty() && !is_release_name(chart.release_name))
-    reader.problem(pointer + "/releaseName", path + ".releaseName",
-                   "must be a lowercase name of letters, digits and '-', at most 53 characters (as helm requires)");
+    reader.problem(
+        pointer + "/releaseName", path + ".releaseName",
+        "must be a lowercase name of letters, digits and '-', at most 53 characters (as helm requires)");
 }
 
 void read_spec(FieldReader& reader, RunConfig& config) {

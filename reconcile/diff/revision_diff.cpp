@@ -7,14 +7,17 @@
 namespace opctl::diff {
 
 std::vector<ObjectDiff> compare_revisions(const std::vector<model::Object>& base,
-                                          const std::vector<model::Object>& head, const CompareOptions& options) {
+                                          const std::vector<model::Object>& head,
+                                          const CompareOptions& options) {
   struct Pair {
     const model::Object* base = nullptr;
     const model::Object* head = nullptr;
   };
   std::map<model::ObjectKey, Pair> pairs;
-  for (const auto& object : base) pairs[object.key()].base = &object;
-  for (const auto& object : head) pairs[object.key()].head = &object;
+  for (const auto& object : base)
+    pairs[object.key()].base = &object;
+  for (const auto& object : head)
+    pairs[object.key()].head = &object;
   std::vector<ObjectDiff> diffs;
   for (const auto& [key, pair] : pairs) {
     const model::Object& shown = pair.head ? *pair.head : *pair.base;

@@ -12,10 +12,11 @@
 namespace opctl::diff {
 
 // One ObjectDiff per object of either revision, sorted by identity: `added`
-// when only `head` has it, `removed` when only `base` has it, else `changed` or `unchanged`. Objects are matched by identity as
-// written (group, kind, namespace, name; the version is left out, as a
-// cluster serves one object under every version of its group).
+// when only `head` has it, `removed` when only `base` has it, else `changed` or `unchanged`. Objects are
+// matched by identity as written (group, kind, namespace, name; the version is left out, as a cluster serves
+// one object under every version of its group).
 std::vector<ObjectDiff> compare_revisions(const std::vector<model::Object>& base,
-                                          const std::vector<model::Object>& head, const CompareOptions& options);
+                                          const std::vector<model::Object>& head,
+                                          const CompareOptions& options);
 
 }  // namespace opctl::diff

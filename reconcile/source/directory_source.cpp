@@ -62,10 +62,9 @@ class DirectoryTree : public FileTree {
 
 }  // namespace
 
-std::vector<ManifestFile> read_directory(const fs::path& root,
-                                         const std::function<void(const std::string&)>& on_warning,
-                                         const std::function<HelmSettings(const std::vector<ManifestFile>&)>&
-                                             helm_settings_of) {
+std::vector<ManifestFile> read_directory(
+    const fs::path& root, const std::function<void(const std::string&)>& on_warning,
+    const std::function<HelmSettings(const std::vector<ManifestFile>&)>& helm_settings_of) {
   std::error_code error;
   if (!fs::exists(root, error)) throw InvalidInputError({Problem{root.string(), 0, "", "no such directory"}});
   if (fs::is_regular_file(root, error)) return {ManifestFile{root.string(), read_whole_file(root, root.string())}};

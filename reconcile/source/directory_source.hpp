@@ -21,9 +21,8 @@ namespace opctl::source {
 // to `on_warning`. Throws InvalidInputError when `root` is missing or not a
 // directory.
 // `helm_settings_of` gives the helm: entries once the walk is done (see SourceOptions).
-std::vector<ManifestFile> read_directory(const std::filesystem::path& root,
-                                         const std::function<void(const std::string&)>& on_warning = {},
-                                         const std::function<HelmSettings(const std::vector<ManifestFile>&)>&
-                                             helm_settings_of = {});
+std::vector<ManifestFile> read_directory(
+    const std::filesystem::path& root, const std::function<void(const std::string&)>& on_warning = {},
+    const std::function<HelmSettings(const std::vector<ManifestFile>&)>& helm_settings_of = {});
 
 }  // namespace opctl::source

@@ -60,8 +60,8 @@ GitTree::PathKind usable_path_kind(const GitTree& tree, const GitRequest& reques
 std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
   if (usable_path_kind(tree, request, revision) == GitTree::PathKind::file)
     return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
-  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization, request.warn, render_helm_chart,
-                         request.helm_settings_of};
+  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization, request.warn,
+                         render_helm_chart, request.helm_settings_of};
   return collect_manifests(tree, request.path, options);
 }
 

@@ -25,9 +25,10 @@ namespace {
 CommitPtr resolve_revision(git_repository& repository, const std::string& ref, const fs::path& work_tree) {
   git_object* raw = nullptr;
   if (git_revparse_single(&raw, &repository, ref.c_str()) < 0)
-    invalid(work_tree.string(), fmt::format("no revision \"{}\" in this repository ({}); a shallow CI checkout may "
-                                            "need it fetched first, e.g. git fetch origin main",
-                                            ref, last_git_failure(-1).message));
+    invalid(work_tree.string(),
+            fmt::format("no revision \"{}\" in this repository ({}); a shallow CI checkout may "
+                        "need it fetched first, e.g. git fetch origin main",
+                        ref, last_git_failure(-1).message));
   ObjectPtr object(raw);
   git_object* peeled = nullptr;
   if (git_object_peel(&peeled, object.get(), GIT_OBJECT_COMMIT) < 0)
@@ -50,7 +51,8 @@ DesiredSource load_work_tree_ref(const SourceOptions& options) {
   CommitPtr commit = resolve_revision(*repository, options.work_tree_ref, *work_tree);
 
   std::error_code error;
-  std::string path = fs::weakly_canonical(fs::absolute(options.path), error).lexically_relative(*work_tree).generic_string();
+  std::string path =
+      fs::weakly_canonical(fs::absolute(options.path), error).lexically_relative(*work_tree).generic_string();
   if (path == ".") path.clear();
   DesiredSource source;
   source.revision = work_tree_revision(options.path).value_or(SourceRevision{});
@@ -58,17 +60,19 @@ DesiredSource load_work_tree_ref(const SourceOptions& options) {
   source.revision.ref = options.work_tree_ref;
   source.revision.path = path;
 
-  GitTree tree(*repository, *commit, options.work_tree_ref + "@" + short_commit_id(source.revision.commit) + ":");
+  GitTree tree(*repository, *commit,
+               options.work_tree_ref + "@" + short_commit_id(source.revision.commit) + ":");
   auto kind = tree.kind_of(path);
   if (kind == GitTree::PathKind::missing || kind == GitTree::PathKind::other)
-    invalid(options.path, fmt::format("has no directory or file \"{}\" at {} (commit {})", path.empty() ? "." : path,
-                                      options.work_tree_ref, short_commit_id(source.revision.commit)));
+    invalid(options.path,
+            fmt::format("has no directory or file \"{}\" at {} (commit {})", path.empty() ? "." : path,
+                        options.work_tree_ref, short_commit_id(source.revision.commit)));
   if (kind == GitTree::PathKind::file) {
     source.files = {ManifestFile{tree.display(path), tree.read(path)}};
     return source;
   }
-  CollectOptions collect{load_ignore_rules(tree, path), render_kustomization, options.on_warning, render_helm_chart,
-                         options.helm_settings_of};
+  CollectOptions collect{load_ignore_rules(tree, path), render_kustomization, options.on_warning,
+                         render_helm_chart, options.helm_settings_of};
   source.files = collect_manifests(tree, path, collect);
   return source;
 }

@@ -29,14 +29,15 @@ struct ChartOptions {
 // `relative` (a helm: entry's path) from the tree directory `root`, as a tree
 // path: "envs/prod" + "../../charts/web" -> "charts/web". Throws
 // InvalidInputError naming `declared_at` and `field` when it leaves the tree.
-std::string resolve_tree_path(const std::string& root, const std::string& relative, const std::string& declared_at,
-                              const std::string& field);
+std::string resolve_tree_path(const std::string& root, const std::string& relative,
+                              const std::string& declared_at, const std::string& field);
 
 // The files with each found chart's placeholder replaced by its rendering
 // (or by the rendering of the helm: entry naming that directory, whose
 // settings win), and the renderings of the other entries appended. The files
 // an entry names as values files are left out: helm reads them, not opctl.
-std::vector<ManifestFile> render_charts(FileTree& tree, const std::string& root, std::vector<ManifestFile> files,
-                                        const std::vector<FoundChart>& found, const ChartOptions& options);
+std::vector<ManifestFile> render_charts(FileTree& tree, const std::string& root,
+                                        std::vector<ManifestFile> files, const std::vector<FoundChart>& found,
+                                        const ChartOptions& options);
 
 }  // namespace opctl::source

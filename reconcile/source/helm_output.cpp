@@ -13,7 +13,9 @@ namespace {
 
 constexpr std::string_view k_source_comment = "# Source: ";
 
-bool is_document_separator(const std::string& line) { return line == "---" || line.starts_with("--- "); }
+bool is_document_separator(const std::string& line) {
+  return line == "---" || line.starts_with("--- ");
+}
 
 std::string hook_message(const std::string& hook) {
   return fmt::format(
@@ -30,7 +32,8 @@ std::vector<RenderedTemplate> split_helm_output(const std::string& output) {
   std::istringstream lines(output);
   RenderedTemplate current;
   auto flush = [&] {
-    if (current.text.find_first_not_of(" \t\n-") != std::string::npos) templates.push_back(std::move(current));
+    if (current.text.find_first_not_of(" \t\n-") != std::string::npos)
+      templates.push_back(std::move(current));
     current = {};
   };
   for (std::string line; std::getline(lines, line);) {
@@ -75,18 +78,20 @@ std::optional<HelmHook> find_helm_hook(const std::string& text, const std::strin
   return std::nullopt;
 }
 
-std::vector<ManifestFile> manifests_from_helm_output(const std::string& output, const HelmOutputOptions& options) {
+std::vector<ManifestFile> manifests_from_helm_output(const std::string& output,
+                                                     const HelmOutputOptions& options) {
   std::vector<ManifestFile> manifests;
   std::vector<Problem> hooks;
   for (auto& rendered : split_helm_output(output)) {
     std::string display = template_display(options.chart_display, rendered.source, options.release_name);
     if (auto hook = find_helm_hook(rendered.text, display)) {
       if (!options.skip_hooks) {
-        hooks.push_back({hook->file, hook->line, std::string("metadata.annotations.") + k_helm_hook_annotation,
+        hooks.push_back({hook->file, hook->line,
+                         std::string("metadata.annotations.") + k_helm_hook_annotation,
                          hook_message(hook->hook)});
       } else if (options.on_warning) {
-        options.on_warning(fmt::format("{}:{}: Helm hook ({}) left out, as skipHooks asks", hook->file, hook->line,
-                                       hook->hook));
+        options.on_warning(fmt::format("{}:{}: Helm hook ({}) left out, as skipHooks asks", hook->file,
+                                       hook->line, hook->hook));
       }
       continue;
     }

@@ -49,6 +49,7 @@ struct HelmOutputOptions {
 
 // The manifests of a release as opctl reads them: one per rendered template,
 // hooks refused (InvalidInputError listing every one) or left out.
-std::vector<ManifestFile> manifests_from_helm_output(const std::string& output, const HelmOutputOptions& options);
+std::vector<ManifestFile> manifests_from_helm_output(const std::string& output,
+                                                     const HelmOutputOptions& options);
 
 }  // namespace opctl::source

@@ -97,7 +97,8 @@ std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& r
   collect(tree, root, options, ignore, files, charts);
   HelmSettings settings = options.helm_settings_of ? options.helm_settings_of(files) : HelmSettings{};
   if (charts.empty() && settings.releases.empty()) return files;
-  return render_charts(tree, root, std::move(files), charts, {options.render_chart, std::move(settings), options.on_warning});
+  return render_charts(tree, root, std::move(files), charts,
+                       {options.render_chart, std::move(settings), options.on_warning});
 }
 
 }  // namespace opctl::source

@@ -3,7 +3,6 @@
 // Secret changed, one unchanged), with and without the cluster part. Rewrite
 // the files with OPCTL_UPDATE_GOLDEN=1 opctl_tests "[golden]" and review them.
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -53,11 +52,12 @@ cli::RevisionDiffReport report() {
   std::vector<Object> base = {config_map("edited", "1", "repo@aaaaaaa:prod/edited.yaml"),
                               config_map("gone", "1", "repo@aaaaaaa:prod/gone.yaml"),
                               config_map("kept", "1", "repo@aaaaaaa:prod/kept.yaml"), secret("old")};
-  std::vector<Object> head = {config_map("edited", "2", "repo@bbbbbbb:prod/edited.yaml"),
-                              config_map("kept", "1", "repo@bbbbbbb:prod/kept.yaml"),
-                              config_map("new", "1", "repo@bbbbbbb:charts/web/templates/cm.yaml (helm release web)"),
-                              secret("new")};
-  source::SourceRevision from{"https://git.example/ops.git", "main", std::string(40, 'a'), "", "", "", "prod"};
+  std::vector<Object> head = {
+      config_map("edited", "2", "repo@bbbbbbb:prod/edited.yaml"),
+      config_map("kept", "1", "repo@bbbbbbb:prod/kept.yaml"),
+      config_map("new", "1", "repo@bbbbbbb:charts/web/templates/cm.yaml (helm release web)"), secret("new")};
+  source::SourceRevision from{
+      "https://git.example/ops.git", "main", std::string(40, 'a'), "", "", "", "prod"};
   source::SourceRevision to{"https://git.example/ops.git", "pr-42", std::string(40, 'b'), "", "", "", "prod"};
   return {from, to, diff::compare_revisions(base, head, {}), std::nullopt};
 }
@@ -83,7 +83,9 @@ TEST_CASE("diff --base with a cluster appends the live diff", "[golden][revision
   CHECK(json["live"]["summary"]["changed"] == 1);
   cli::TextOptions text{cli::Palette{false}, false};
   auto rendered = cli::render_revision_text(revisions, text);
-  CHECK_THAT(rendered, Catch::Contains("Against the cluster (what a pass with the head would change):\n~ v1 ConfigMap "
-                                       "shop/edited"));
-  CHECK_THAT(cli::render_revision_markdown(revisions), Catch::Contains("#### Against the cluster\n\nSource: "));
+  CHECK_THAT(rendered,
+             Catch::Contains("Against the cluster (what a pass with the head would change):\n~ v1 ConfigMap "
+                             "shop/edited"));
+  CHECK_THAT(cli::render_revision_markdown(revisions),
+             Catch::Contains("#### Against the cluster\n\nSource: "));
 }

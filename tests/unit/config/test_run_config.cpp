@@ -46,14 +46,18 @@ spec:
   CHECK(chart.line == 5);
 }
 
-TEST_CASE("a helm entry without a chart, with an absolute path or a bad release name is refused", "[run_config][helm]") {
+TEST_CASE("a helm entry without a chart, with an absolute path or a bad release name is refused",
+          "[run_config][helm]") {
   // Given mistakes in helm: entries, we should report each with its file, line and field.
   auto parse = [](const std::string& entry) {
-    return parse_run_config("apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n  helm:\n" + entry, "opctl.yaml");
+    return parse_run_config("apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n  helm:\n" + entry,
+                            "opctl.yaml");
   };
-  CHECK_THROWS_WITH(parse("    - releaseName: web\n"), Catch::Contains("spec.helm[0]: a helm entry needs chart"));
-  CHECK_THROWS_WITH(parse("    - chart: /srv/charts/web\n"),
-                    Catch::Contains("opctl.yaml:5: spec.helm[0].chart: \"/srv/charts/web\" must be relative"));
+  CHECK_THROWS_WITH(parse("    - releaseName: web\n"),
+                    Catch::Contains("spec.helm[0]: a helm entry needs chart"));
+  CHECK_THROWS_WITH(
+      parse("    - chart: /srv/charts/web\n"),
+      Catch::Contains("opctl.yaml:5: spec.helm[0].chart: \"/srv/charts/web\" must be relative"));
   CHECK_THROWS_WITH(parse("    - chart: web\n      releaseName: Web_1\n"),
                     Catch::Contains("spec.helm[0].releaseName: must be a lowercase name"));
   CHECK_THROWS_WITH(parse("    - chart: web\n      values: v.yaml\n"),

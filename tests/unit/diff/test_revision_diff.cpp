@@ -19,7 +19,8 @@ Object config_map(const std::string& name, const std::string& value) {
 }
 
 Object secret(const Json& fields) {
-  Json body = {{"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", "db"}, {"namespace", "shop"}}}};
+  Json body = {
+      {"apiVersion", "v1"}, {"kind", "Secret"}, {"metadata", {{"name", "db"}, {"namespace", "shop"}}}};
   body.update(fields);
   return Object(body, {"secret.yaml", 1});
 }
@@ -52,7 +53,8 @@ TEST_CASE("objects added, removed, changed and unchanged between revisions", "[r
   CHECK(diffs[3].key.name == "new");
 }
 
-TEST_CASE("a Secret's values never show in a revision diff, and stringData counts as data", "[revision_diff][secrets]") {
+TEST_CASE("a Secret's values never show in a revision diff, and stringData counts as data",
+          "[revision_diff][secrets]") {
   // Given a Secret whose value changed, we should count the change but show only masks.
   auto changed = compare_revisions({secret({{"stringData", {{"password", "old"}}}})},
                                    {secret({{"stringData", {{"password", "new"}}}})}, {});

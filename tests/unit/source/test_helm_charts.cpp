@@ -1,8 +1,7 @@
 // The charts of a tree: those the walk finds and those helm: entries name,
 // rendered through a stand-in for helm that records what it was asked.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 
 #include "model/error.hpp"
@@ -28,7 +27,8 @@ class MemoryTree : public FileTree {
       names[rest.substr(0, slash)] = slash == std::string::npos ? Kind::file : Kind::directory;
     }
     std::vector<Entry> entries;
-    for (const auto& [name, kind] : names) entries.push_back({name, kind});
+    for (const auto& [name, kind] : names)
+      entries.push_back({name, kind});
     return entries;
   }
   std::string read(const std::string& path) const override { return files_.at(path); }
@@ -54,33 +54,40 @@ struct Recorder {
   ChartRenderer renderer() {
     return [this](const ChartRendering& rendering) {
       calls.push_back(rendering);
-      return "---\n# Source: x/templates/cm.yaml\nkind: ConfigMap\nmetadata:\n  name: " + rendering.release_name + "\n";
+      return "---\n# Source: x/templates/cm.yaml\nkind: ConfigMap\nmetadata:\n  name: " +
+             rendering.release_name + "\n";
     };
   }
 };
 
 std::vector<ManifestFile> collect(MemoryTree& tree, Recorder& recorder, HelmSettings settings) {
-  CollectOptions options{load_ignore_rules(tree, "envs/prod"), {}, {}, recorder.renderer(),
+  CollectOptions options{load_ignore_rules(tree, "envs/prod"),
+                         {},
+                         {},
+                         recorder.renderer(),
                          [settings](const std::vector<ManifestFile>&) { return settings; }};
   return collect_manifests(tree, "envs/prod", options);
 }
 
 std::vector<std::string> paths_of(const std::vector<ManifestFile>& files) {
   std::vector<std::string> paths;
-  for (const auto& file : files) paths.push_back(file.path);
+  for (const auto& file : files)
+    paths.push_back(file.path);
   return paths;
 }
 
 }  // namespace
 
 TEST_CASE("a chart found by the walk is rendered in place with its own name and values", "[helm]") {
-  // Given a directory with a Chart.yaml below the path, we should render it (not read its templates) where it lies.
+  // Given a directory with a Chart.yaml below the path, we should render it (not read its templates) where it
+  // lies.
   MemoryTree tree(k_repository);
   Recorder recorder;
   auto files = collect(tree, recorder, {{}, "shop"});
-  CHECK(paths_of(files) == std::vector<std::string>{"repo@abc:envs/prod/app.yaml",
-                                                    "repo@abc:envs/prod/local/templates/cm.yaml (helm release local-chart)",
-                                                    "repo@abc:envs/prod/values.yaml", "repo@abc:envs/prod/zz.yaml"});
+  CHECK(paths_of(files) ==
+        std::vector<std::string>{"repo@abc:envs/prod/app.yaml",
+                                 "repo@abc:envs/prod/local/templates/cm.yaml (helm release local-chart)",
+                                 "repo@abc:envs/prod/values.yaml", "repo@abc:envs/prod/zz.yaml"});
   REQUIRE(recorder.calls.size() == 1);
   CHECK(recorder.calls[0].chart_directory == "/disk/envs/prod/local");
   CHECK(recorder.calls[0].release_name == "local-chart");
@@ -89,12 +96,14 @@ TEST_CASE("a chart found by the walk is rendered in place with its own name and 
   CHECK(files[1].rendered);
 }
 
-TEST_CASE("a helm entry renders a chart outside the path with values from anywhere in the repository", "[helm]") {
-  // Given an entry naming ../../charts/web and values from two places, we should hand helm those files on disk.
+TEST_CASE("a helm entry renders a chart outside the path with values from anywhere in the repository",
+          "[helm]") {
+  // Given an entry naming ../../charts/web and values from two places, we should hand helm those files on
+  // disk.
   MemoryTree tree(k_repository);
   Recorder recorder;
-  HelmRelease entry{"../../charts/web", "web-prod", "shop", {"../../values/shared.yaml", "values.yaml"}, "1.31.0",
-                    {"x.io/v1"}, false, "opctl.yaml:5"};
+  HelmRelease entry{"../../charts/web", "web-prod",  "shop", {"../../values/shared.yaml", "values.yaml"},
+                    "1.31.0",           {"x.io/v1"}, false,  "opctl.yaml:5"};
   auto files = collect(tree, recorder, {{entry}, ""});
   REQUIRE(recorder.calls.size() == 2);  // the walk's chart, then the entry's
   const auto& call = recorder.calls[1];
@@ -134,7 +143,8 @@ TEST_CASE("a helm entry must name a chart and files inside the repository", "[he
     entry.declared_at = "opctl.yaml:9";
     CHECK_THROWS_WITH(collect(tree, recorder, {{entry}, ""}), Catch::Contains(message));
   };
-  fails_with({"../../values", "", "", {}, "", {}, false, ""}, "opctl.yaml:9: chart: repo@abc:values is not a Helm chart");
+  fails_with({"../../values", "", "", {}, "", {}, false, ""},
+             "opctl.yaml:9: chart: repo@abc:values is not a Helm chart");
   fails_with({"../../../elsewhere", "", "", {}, "", {}, false, ""}, "leaves the repository");
   fails_with({"local", "", "", {"missing.yaml"}, "", {}, false, ""},
              "valuesFiles: repo@abc:envs/prod/missing.yaml is not a file");

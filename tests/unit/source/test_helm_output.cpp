@@ -52,9 +52,10 @@ TEST_CASE("a rendered template is named by its path below the chart's directory"
 
 TEST_CASE("a Helm hook is found with its line", "[helm]") {
   // Given a Job annotated as a hook, we should report the annotation's value and line.
-  auto hook = find_helm_hook("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: m\n  annotations:\n"
-                             "    helm.sh/hook: post-install\n",
-                             "t.yaml");
+  auto hook = find_helm_hook(
+      "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: m\n  annotations:\n"
+      "    helm.sh/hook: post-install\n",
+      "t.yaml");
   REQUIRE(hook);
   CHECK(hook->hook == "post-install");
   CHECK(hook->line == 6);
@@ -70,7 +71,8 @@ TEST_CASE("hooks are refused by default, every one at once", "[helm]") {
     REQUIRE(error.problems().size() == 1);
     CHECK(error.problems()[0].file == "charts/web/templates/migrate.yaml (helm release web)");
     CHECK(error.problems()[0].line == 6);
-    CHECK_THAT(error.problems()[0].message, Catch::Contains("pre-install,pre-upgrade") && Catch::Contains("skipHooks"));
+    CHECK_THAT(error.problems()[0].message,
+               Catch::Contains("pre-install,pre-upgrade") && Catch::Contains("skipHooks"));
   }
 }
 
@@ -78,11 +80,13 @@ TEST_CASE("with skipHooks, hooks are left out with a warning", "[helm]") {
   // Given skipHooks, we should keep the release's objects, drop the hook and say so.
   std::vector<std::string> warnings;
   auto files = manifests_from_helm_output(
-      k_output, {"charts/web", "web", true, [&](const std::string& message) { warnings.push_back(message); }});
+      k_output,
+      {"charts/web", "web", true, [&](const std::string& message) { warnings.push_back(message); }});
   REQUIRE(files.size() == 2);
   CHECK(files[0].path == "charts/web/templates/service.yaml (helm release web)");
   CHECK(files[0].rendered);
   CHECK(files[1].path == "charts/web/templates/deployment.yaml (helm release web)");
   REQUIRE(warnings.size() == 1);
-  CHECK_THAT(warnings[0], Catch::Contains("migrate.yaml (helm release web):6") && Catch::Contains("left out"));
+  CHECK_THAT(warnings[0],
+             Catch::Contains("migrate.yaml (helm release web):6") && Catch::Contains("left out"));
 }
