@@ -4,6 +4,14 @@
 
 namespace opctl::cli {
 
+bool is_found_config_file(const std::string& path) {
+  const std::string name = config::k_config_file_name;
+  if (path == name) return true;
+  if (path.size() <= name.size() || !path.ends_with(name)) return false;
+  char before = path[path.size() - name.size() - 1];
+  return before == '/' || before == ':';
+}
+
 std::vector<source::HelmRelease> helm_releases_of(const config::RunConfig& config) {
   std::vector<source::HelmRelease> releases;
   for (const auto& chart : config.helm)

@@ -16,10 +16,14 @@ namespace opctl::cli {
 // The config's helm: entries as the source reads them, each naming where it was declared.
 std::vector<source::HelmRelease> helm_releases_of(const config::RunConfig& config);
 
+// True for an opctl.yaml among the files read: "opctl.yaml", "dir/opctl.yaml", "repo@abc:opctl.yaml".
+// merge: main makes desired_set.cpp's is_config_file public; use that one here and drop this copy.
+bool is_found_config_file(const std::string& path);
+
 // The helm: entries and default namespace for a run whose source holds
 // `files`, of which those `is_config` accepts are opctl.yaml files.
-source::HelmSettings helm_settings_of(const CommonOptions& options,
-                                      const std::vector<source::ManifestFile>& files,
-                                      const std::function<bool(const std::string&)>& is_config);
+source::HelmSettings helm_settings_of(
+    const CommonOptions& options, const std::vector<source::ManifestFile>& files,
+    const std::function<bool(const std::string&)>& is_config = is_found_config_file);
 
 }  // namespace opctl::cli
