@@ -9,7 +9,7 @@ namespace opctl::source {
 struct ManifestFile {
   std::string path;  // as shown to the user in messages: relative to the source root
   std::string content;
-  bool rendered = false;  // kustomize's output for a directory, not a file of the source
+  bool rendered = false;       // kustomize's output for a directory, not a file of the source
 };
 
 struct FileLimits {
