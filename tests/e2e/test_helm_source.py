@@ -203,3 +203,29 @@ def test_a_chart_whose_dependency_is_not_vendored_fails_without_reaching_the_net
     assert result.returncode == 2, result.stdout + result.stderr
     assert "helm template failed" in result.stderr and "missing in charts/ directory: redis" in result.stderr
     assert "env/web" in result.stderr and "/tmp/opctl-git-" not in result.stderr
+
+
+def test_an_entry_supplies_the_values_a_chart_below_the_path_requires_for_validate_and_reconcile(
+        cluster, namespace, tmp_path, helm_path):
+    root = tmp_path / "env"
+    (root / "web" / "templates").mkdir(parents=True)
+    (root / "web" / "Chart.yaml").write_text(CHART_YAML.format(name="web"))
+    (root / "web" / "templates" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: required-config\n"
+        "data:\n  greeting: {{ required \"greeting is required\" .Values.greeting | quote }}\n")
+    (root / "values.yaml").write_text("greeting: hello\n")
+    entry = "  helm:\n    - chart: web\n      valuesFiles: [values.yaml]\n"
+    (root / "opctl.yaml").write_text(opctl_yaml("helm6", namespace, entry))
+    no_cluster = {"PATH": helm_path, "HOME": str(tmp_path)}
+
+    valid = cluster.opctl("validate", "--path", str(root), env=no_cluster)
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    applied = cluster.reconcile("--path", str(root), env={"PATH": helm_path})
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert cluster.get_json("configmap", "required-config", "-n", namespace)["data"]["greeting"] == "hello"
+
+    # Without the entry the chart is rendered with its own (missing) values, and values.yaml is a manifest again.
+    (root / "opctl.yaml").write_text(opctl_yaml("helm6", namespace))
+    invalid = cluster.opctl("validate", "--path", str(root), env=no_cluster)
+    assert invalid.returncode == 2, invalid.stdout + invalid.stderr
+    assert "greeting is required" in invalid.stderr and str(root / "web") in invalid.stderr
