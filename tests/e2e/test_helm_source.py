@@ -228,4 +228,5 @@ def test_an_entry_supplies_the_values_a_chart_below_the_path_requires_for_valida
     (root / "opctl.yaml").write_text(opctl_yaml("helm6", namespace))
     invalid = cluster.opctl("validate", "--path", str(root), env=no_cluster)
     assert invalid.returncode == 2, invalid.stdout + invalid.stderr
-    assert "greeting is required" in invalid.stderr and str(root / "web") in invalid.stderr
+    report = invalid.stdout + invalid.stderr  # validate reports on standard output
+    assert "greeting is required" in report and f"{root / 'web'}: helm template failed" in report
