@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "helm_settings.hpp"
 #include "model/error.hpp"
 
 namespace opctl::cli {
@@ -210,6 +211,11 @@ void finish_source_options(CommonOptions& options) {
   };
   options.source.on_progress = [verbose](const std::string& message) {
     if (verbose) std::cerr << "opctl: " << message << "\n";
+  };
+  // Every command that reads the source (validate and install too) renders the helm: entries of its
+  // opctl.yaml.
+  options.source.helm_settings_of = [&options](const std::vector<source::ManifestFile>& files) {
+    return helm_settings_of(options, files);
   };
 }
 

@@ -4,24 +4,21 @@
 
 #include "apply/apply_pass.hpp"
 #include "apply/ownership_marks.hpp"
+#include "helm_settings.hpp"
 #include "source/manifest_parser.hpp"
 
 namespace opctl::cli {
 
-bool is_config_file(const std::string& path) {
-  const std::string name = config::k_config_file_name;
-  if (path == name) return true;
-  if (path.size() <= name.size() || !path.ends_with(name)) return false;
-  char before = path[path.size() - name.size() - 1];
-  return before == '/' || before == ':';
-}
-
 std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options) {
-  auto desired = source::load_desired_source(options.source);
+  source::SourceOptions source_options = options.source;
+  source_options.helm_settings_of = [&options](const auto& files) {
+    return helm_settings_of(options, files);
+  };
+  auto desired = source::load_desired_source(source_options);
   std::vector<source::ManifestFile> manifests;
   std::vector<const source::ManifestFile*> configs;
   for (const auto& file : desired.files) {
-    if (is_config_file(file.path)) {
+    if (config::is_config_file_path(file.path)) {
       configs.push_back(&file);
     } else {
       manifests.push_back(file);
@@ -38,8 +35,13 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
 }
 
 DesiredSet load_desired_set(CommonOptions& options) {
-  DesiredSet set;
-  std::tie(set.revision, set.objects) = load_manifests(options);
+  auto [revision, objects] = load_manifests(options);
+  return connect_desired_set(options, std::move(revision), std::move(objects));
+}
+
+DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
+                               std::vector<model::Object> objects) {
+  DesiredSet set{std::move(revision), std::move(objects), {}};
   set.connection = connect(options);
   apply::resolve_scopes(*set.connection.mapper, set.objects, set.connection.default_namespace(options));
   // Defaulting namespaces can make two objects the same one.

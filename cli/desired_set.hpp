@@ -19,9 +19,6 @@ struct DesiredSet {
   ClusterConnection connection;
 };
 
-// True for an opctl.yaml inside the source (settings, not a manifest).
-bool is_config_file(const std::string& path);
-
 // Reads the source and validates it, without a cluster. An opctl.yaml found
 // in the source is taken out of the manifests and applied to `options`;
 // SOPS-encrypted files are decrypted in memory.
@@ -30,6 +27,10 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
 // load_manifests, then connect and resolve scopes. Throws InvalidInputError
 // (every problem at once) or a cluster error.
 DesiredSet load_desired_set(CommonOptions& options);
+
+// The second half of load_desired_set, for manifests already loaded.
+DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
+                               std::vector<model::Object> objects);
 
 // opctl.yaml's ignoreDifferences, as the diff and the pass apply them.
 std::vector<diff::IgnoreRule> ignore_rules_of(const config::RunConfig& config);

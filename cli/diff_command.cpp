@@ -9,9 +9,11 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "desired_set.hpp"
+#include "diff/revision_diff.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
 #include "plan/applyset.hpp"
+#include "revision_diff_render.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -23,6 +25,8 @@ struct DiffOptions {
   bool prune_crds = false;
   std::string output = "text";
   std::string report_file;
+  std::string base;         // --base REF: what the change from REF to the head does
+  bool no_cluster = false;  // --no-cluster: with --base, compare the revisions only
 };
 
 void write_report(const std::string& path, const model::Json& report) {
@@ -47,9 +51,8 @@ void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff
   if (!options.report_file.empty()) write_report(options.report_file, render_diff_json(diffs, revision));
 }
 
-int run_diff(DiffOptions& options) {
-  finish_source_options(options.common);
-  DesiredSet desired = load_desired_set(options.common);
+// What a pass with `desired` would change in the cluster (and prune, with --prune).
+apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   require_named_set_for_prune(options.common);
   const config::RunConfig& config = options.common.config;
   // A pass labels every object as a member of its ApplySet; the diff compares
@@ -74,11 +77,69 @@ int run_diff(DiffOptions& options) {
     auto pruned = apply::prune_preview(client, desired.objects, prune);
     result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
   }
-
-  print_result(options, result.diffs, desired.revision);
   if (options.common.verbose)
     std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n", result.fast_path,
                              result.dry_runs);
+  return result;
+}
+
+// The options of the base revision: the same source at `ref` (for a
+// directory, the same directory at `ref` of its work tree).
+CommonOptions base_options_of(const CommonOptions& head, const std::string& ref) {
+  CommonOptions base = head;
+  if (base.source.repo.empty())
+    base.source.work_tree_ref = ref;
+  else
+    base.source.ref = ref;
+  // Without -f, a directory's opctl.yaml was read from disk, as the head has it;
+  // the base's own is among the files of the base, found there as in a git source.
+  if (base.config_file.empty()) base.config = {};
+  return base;
+}
+
+void print_revision_result(const DiffOptions& options, const RevisionDiffReport& report) {
+  if (options.output == "json") {
+    std::cout << render_revision_json(report).dump(2) << "\n";
+  } else if (options.output == "markdown") {
+    std::cout << render_revision_markdown(report);
+  } else {
+    TextOptions text{Palette{use_color(options.common.no_color)}, options.common.quiet};
+    std::cout << render_revision_text(report, text);
+  }
+  std::cout.flush();
+  if (!options.report_file.empty()) write_report(options.report_file, render_revision_json(report));
+}
+
+// diff --base: the revisions compared as written (no cluster needed), then,
+// unless --no-cluster, the head against the cluster as a plain diff does it.
+int run_diff_base(DiffOptions& options) {
+  CommonOptions base_options =
+      base_options_of(options.common, options.base);  // before the head's config applies
+  auto [head_revision, head_objects] = load_manifests(options.common);
+  auto [base_revision, base_objects] = load_manifests(base_options);
+  RevisionDiffReport report{base_revision, head_revision,
+                            diff::compare_revisions(base_objects, head_objects, {}), std::nullopt};
+  DiffSummary live_summary;
+  if (!options.no_cluster) {
+    DesiredSet desired = connect_desired_set(options.common, head_revision, std::move(head_objects));
+    report.live = diff_live(options, desired).diffs;
+    live_summary = summarize(*report.live);
+  }
+  print_revision_result(options, report);
+  if (live_summary.failed > 0) return k_exit_cluster_error;
+  bool differences = summarize(report.changes).has_differences() || live_summary.has_differences();
+  return options.exit_code && differences ? k_exit_differences : k_exit_ok;
+}
+
+int run_diff(DiffOptions& options) {
+  finish_source_options(options.common);
+  if (!options.base.empty()) return run_diff_base(options);
+  if (options.no_cluster)
+    throw InvalidInputError(
+        {Problem{"", 0, "--no-cluster", "needs --base (without it, the diff is the cluster's)"}});
+  DesiredSet desired = load_desired_set(options.common);
+  auto result = diff_live(options, desired);
+  print_result(options, result.diffs, desired.revision);
   DiffSummary summary = summarize(result.diffs);
   if (summary.failed > 0) return k_exit_cluster_error;
   return options.exit_code && summary.has_differences() ? k_exit_differences : k_exit_ok;
@@ -95,7 +156,9 @@ void register_diff(CLI::App& app, CommandAction& action) {
       "Examples:\n"
       "  opctl diff --path manifests-example/\n"
       "  opctl diff --path manifests-example/ --prune        # also what a pruning pass would delete\n"
-      "  opctl diff --repo https://git.example/ops.git --path prod --exit-code -o markdown > diff.md\n");
+      "  opctl diff --repo https://git.example/ops.git --path prod --exit-code -o markdown > diff.md\n"
+      "  opctl diff --path envs/prod --base origin/main --no-cluster -o markdown   # a pull request, no "
+      "cluster\n");
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_flag("--exit-code", options->exit_code, "Exit 1 when there are differences (0 when in sync)");
@@ -112,6 +175,15 @@ void register_diff(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   command->add_option("--report", options->report_file, "Also write the JSON report to this file");
+  command
+      ->add_option(
+          "--base", options->base,
+          "Also compare with the source at this revision: the objects a change from REF adds, removes "
+          "and changes (with --repo: REF of the repository; with --path in a git work tree: REF of "
+          "that checkout, e.g. origin/main)")
+      ->type_name("REF");
+  command->add_flag("--no-cluster", options->no_cluster,
+                    "With --base, compare the two revisions only: no kubeconfig or cluster needed");
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_diff(*options); }; });
 }

@@ -20,7 +20,8 @@ const char* marker(Change change) {
   switch (change) {
     case Change::added: return "+";
     case Change::changed: return "~";
-    case Change::pruned: return "-";
+    case Change::pruned:
+    case Change::removed: return "-";
     case Change::failed: return "!";
     case Change::unchanged: return "=";
   }
@@ -45,7 +46,10 @@ std::string colour_line(const std::string& line, const Palette& palette) {
   return line;
 }
 
-std::string summary_line(const DiffSummary& summary) {
+std::string summary_line(const DiffSummary& summary, bool between_revisions) {
+  if (between_revisions)
+    return fmt::format("{} added, {} changed, {} removed, {} unchanged between the revisions", summary.added,
+                       summary.changed, summary.removed, summary.unchanged);
   return fmt::format("{} added, {} changed, {} pruned, {} unchanged{}", summary.added, summary.changed, summary.pruned,
                      summary.unchanged, summary.failed ? fmt::format(", {} failed", summary.failed) : "");
 }
@@ -67,7 +71,8 @@ std::string fence_for(const std::string& text) {
   return std::string(std::max<std::size_t>(3, longest + 1), '`');
 }
 
-// Text from the server (errors, conflicts) inside HTML and table cells.
+}  // namespace
+
 std::string escape_markdown(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -107,8 +112,6 @@ std::string markdown_object(const diff::ObjectDiff& diff) {
   return out + fence + "diff\n" + body + fence + "\n\n</details>\n\n";
 }
 
-}  // namespace
-
 DiffSummary summarize(const std::vector<diff::ObjectDiff>& diffs) {
   DiffSummary summary;
   for (const auto& diff : diffs) {
@@ -116,6 +119,7 @@ DiffSummary summarize(const std::vector<diff::ObjectDiff>& diffs) {
       case Change::added: ++summary.added; break;
       case Change::changed: ++summary.changed; break;
       case Change::pruned: ++summary.pruned; break;
+      case Change::removed: ++summary.removed; break;
       case Change::unchanged: ++summary.unchanged; break;
       case Change::failed: ++summary.failed; break;
     }
@@ -142,14 +146,15 @@ std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const T
     }
     for (const auto& line : diff::split_lines(diff::render_unified(diff))) out += colour_line(line, palette) + "\n";
   }
-  out += summary_line(summarize(diffs)) + "\n";
+  out += summary_line(summarize(diffs), options.between_revisions) + "\n";
   if (!options.quiet && any_local(diffs)) out += palette.dim(k_local_note) + "\n";
   return out;
 }
 
-std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision) {
+std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
+                                 const source::SourceRevision& revision, const std::string& heading) {
   DiffSummary summary = summarize(diffs);
-  std::string out = "### opctl diff\n\n";
+  std::string out = heading + "\n\n";
   if (!revision.commit.empty())
     out += fmt::format("Source: `{}`{}\n\n", revision.annotation(),
                        revision.subject.empty() ? "" : " — " + escape_markdown(revision.subject));
@@ -164,25 +169,27 @@ std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs, con
   return out;
 }
 
+Json render_object_json(const diff::ObjectDiff& diff) {
+  Json entry = {{"apiVersion", diff.api_version},
+                {"kind", diff.key.kind},
+                {"namespace", diff.key.namespace_name},
+                {"name", diff.key.name},
+                {"action", diff::to_string(diff.change)},
+                {"localComparison", diff.local_comparison},
+                {"source", {{"file", diff.location.file}, {"line", diff.location.line}}},
+                {"changedPaths", diff.changed_paths}};
+  Json before = diff.before.is_null() ? Json::object() : diff.before;
+  Json after = diff.after.is_null() ? Json::object() : diff.after;
+  entry["patch"] = diff.change == Change::failed ? Json::array() : Json::diff(before, after);
+  if (diff.change == Change::failed) entry["error"] = diff.error;
+  if (!diff.conflict.empty()) entry["conflict"] = diff.conflict;
+  return entry;
+}
+
 Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision) {
   DiffSummary summary = summarize(diffs);
   Json objects = Json::array();
-  for (const auto& diff : diffs) {
-    Json entry = {{"apiVersion", diff.api_version},
-                  {"kind", diff.key.kind},
-                  {"namespace", diff.key.namespace_name},
-                  {"name", diff.key.name},
-                  {"action", diff::to_string(diff.change)},
-                  {"localComparison", diff.local_comparison},
-                  {"source", {{"file", diff.location.file}, {"line", diff.location.line}}},
-                  {"changedPaths", diff.changed_paths}};
-    Json before = diff.before.is_null() ? Json::object() : diff.before;
-    Json after = diff.after.is_null() ? Json::object() : diff.after;
-    entry["patch"] = diff.change == Change::failed ? Json::array() : Json::diff(before, after);
-    if (diff.change == Change::failed) entry["error"] = diff.error;
-    if (!diff.conflict.empty()) entry["conflict"] = diff.conflict;
-    objects.push_back(std::move(entry));
-  }
+  for (const auto& diff : diffs) objects.push_back(render_object_json(diff));
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "DiffReport"},
           {"source",

@@ -11,7 +11,6 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "config/run_config.hpp"
-#include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
@@ -90,7 +89,7 @@ validate::LoadedManifests load_source(ValidateCommandOptions& options) {
   std::vector<source::ManifestFile> manifests;
   std::vector<Problem> config_problems;
   for (auto& file : files) {
-    if (!is_config_file(file.path)) {
+    if (!config::is_config_file_path(file.path)) {
       manifests.push_back(std::move(file));
       continue;
     }

@@ -50,6 +50,15 @@ class FieldReader {
     problems_.push_back({file_, line_of(pointer), path, message});
   }
 
+  int line_of(std::string pointer) const {
+    while (!pointer.empty()) {
+      if (auto found = document_.field_lines.find(pointer); found != document_.field_lines.end())
+        return found->second;
+      pointer = pointer.substr(0, pointer.rfind('/'));
+    }
+    return document_.line;
+  }
+
   template <typename T>
   std::function<void(const Json&, const std::string&, const std::string&)> into(std::optional<T>& target) {
     return [this, &target](const Json& value, const std::string& pointer, const std::string& path) {
@@ -114,18 +123,46 @@ class FieldReader {
     return document_.value.contains(path) ? &document_.value.at(path) : nullptr;
   }
 
-  int line_of(std::string pointer) const {
-    while (!pointer.empty()) {
-      if (auto found = document_.field_lines.find(pointer); found != document_.field_lines.end()) return found->second;
-      pointer = pointer.substr(0, pointer.rfind('/'));
-    }
-    return document_.line;
-  }
-
   const model::YamlDocument& document_;
   std::vector<Problem>& problems_;
   const std::string& file_;
 };
+
+// A Kubernetes name: lowercase letters, digits and '-', starting and ending
+// with a letter or digit; helm's release names are at most 53 characters.
+bool is_release_name(const std::string& name) {
+  static const std::regex k_name("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  return name.size() <= 53 && std::regex_match(name, k_name);
+}
+
+void read_helm_chart(FieldReader& reader, HelmChart& chart, const std::string& pointer,
+                     const std::string& path) {
+  std::optional<bool> skip_hooks;
+  reader.read_map(pointer, path,
+                  {{"chart", reader.into_string(chart.chart)},
+                   {"releaseName", reader.into_string(chart.release_name)},
+                   {"namespace", reader.into_string(chart.namespace_name)},
+                   {"valuesFiles", reader.into_strings(chart.values_files)},
+                   {"kubeVersion", reader.into_string(chart.kube_version)},
+                   {"apiVersions", reader.into_strings(chart.api_versions)},
+                   {"skipHooks", reader.into(skip_hooks)}});
+  chart.skip_hooks = skip_hooks.value_or(false);
+  chart.line = reader.line_of(pointer + "/chart");
+  if (chart.chart.empty()) reader.problem(pointer, path, "a helm entry needs chart (the chart's directory)");
+  // Absolute paths would read outside the source, and the tree of a commit has none.
+  auto relative = [&](const std::string& value, const std::string& field) {
+    if (value.starts_with('/'))
+      reader.problem(pointer + "/" + field, path + "." + field,
+                     fmt::format("\"{}\" must be relative to the source's path", value));
+  };
+  relative(chart.chart, "chart");
+  for (const auto& values : chart.values_files)
+    relative(values, "valuesFiles");
+  if (!chart.release_name.empty() && !is_release_name(chart.release_name))
+    reader.problem(
+        pointer + "/releaseName", path + ".releaseName",
+        "must be a lowercase name of letters, digits and '-', at most 53 characters (as helm requires)");
+}
 
 void read_spec(FieldReader& reader, RunConfig& config) {
   std::optional<std::string> lease_duration;
@@ -195,6 +232,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
           reader.read_map(pointer, path, {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
           if (duration) config.lease_duration = *duration;
         }},
+       {"helm", reader.into_list<HelmChart>(config.helm, read_helm_chart)},
        {"kinds", reader.into_list<HookKind>(
                      config.kinds,
                      [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
@@ -274,6 +312,14 @@ RunConfig parse_run_config(const std::string& text, const std::string& file) {
   read_spec(reader, config);
   if (!problems.empty()) throw InvalidInputError(std::move(problems));
   return config;
+}
+
+bool is_config_file_path(const std::string& path) {
+  const std::string name = k_config_file_name;
+  if (path == name) return true;
+  if (path.size() <= name.size() || !path.ends_with(name)) return false;
+  char before = path[path.size() - name.size() - 1];
+  return before == '/' || before == ':';
 }
 
 }  // namespace opctl::config

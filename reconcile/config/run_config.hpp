@@ -45,6 +45,18 @@ struct HookKind {
   bool finalize = false;  // add a finalizer and call the hook with finalizing: true until it says finalized
 };
 
+// A Helm chart to render (spec.helm): paths relative to the source's path.
+struct HelmChart {
+  std::string chart;
+  std::string release_name;
+  std::string namespace_name;
+  std::vector<std::string> values_files;
+  std::string kube_version;
+  std::vector<std::string> api_versions;
+  bool skip_hooks = false;
+  int line = 0;  // where the entry starts in the file, for messages
+};
+
 struct GitSettings {
   std::optional<std::string> token_file, basic_auth_file, ssh_key_file, ssh_passphrase_file, known_hosts_file;
   std::optional<bool> insecure_ignore_host_key;
@@ -69,7 +81,12 @@ struct RunConfig {
   std::chrono::seconds lease_duration{60};
   bool lease_enabled = true;
   std::vector<HookKind> kinds;
+  std::vector<HelmChart> helm;
 };
+
+// True for an opctl.yaml among the files of a source (settings, not a
+// manifest): "opctl.yaml", "dir/opctl.yaml", "repo@abc:opctl.yaml".
+bool is_config_file_path(const std::string& path);
 
 // Parses opctl.yaml; throws InvalidInputError listing every problem.
 RunConfig parse_run_config(const std::string& text, const std::string& file);

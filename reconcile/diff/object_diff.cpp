@@ -102,6 +102,7 @@ const char* to_string(Change change) {
     case Change::changed: return "changed";
     case Change::unchanged: return "unchanged";
     case Change::pruned: return "pruned";
+    case Change::removed: return "removed";
     case Change::failed: return "failed";
   }
   return "unknown";

@@ -11,7 +11,9 @@
 
 namespace opctl::diff {
 
-enum class Change { added, changed, unchanged, pruned, failed };
+// `removed` only between two revisions of the source (compare_revisions):
+// gone from the manifests, which a pass deletes only with --prune.
+enum class Change { added, changed, unchanged, pruned, failed, removed };
 
 const char* to_string(Change change);
 

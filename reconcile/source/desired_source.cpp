@@ -8,6 +8,7 @@
 #include "source/directory_source.hpp"
 #include "source/git_source.hpp"
 #include "source/git_url.hpp"
+#include "source/git_work_tree_ref.hpp"
 #include "source/git_worktree.hpp"
 
 namespace opctl::source {
@@ -39,8 +40,9 @@ std::string set_source_identity(const SourceOptions& options) {
 
 DesiredSource load_desired_source(const SourceOptions& options) {
   if (!options.repo.empty()) return load_git_source(options);
+  if (!options.work_tree_ref.empty()) return load_work_tree_ref(options);
   DesiredSource source;
-  source.files = read_directory(options.path, options.on_warning);
+  source.files = read_directory(options.path, options.on_warning, options.helm_settings_of);
   source.revision = directory_revision(options.path);
   return source;
 }

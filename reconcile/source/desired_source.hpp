@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "source/helm_chart.hpp"
 #include "source/manifest_file.hpp"
 
 namespace opctl::source {
@@ -31,6 +32,14 @@ struct SourceOptions {
   std::function<void(const std::string&)> on_warning;
   // What a fetch did (objects received, commit resolved), for --verbose. Unset: dropped.
   std::function<void(const std::string&)> on_progress;
+  // The helm: entries (and the namespace charts render into), from the files
+  // read: the caller knows where opctl.yaml is. Unset: charts found in the
+  // source are rendered with their own values, into namespace "default".
+  std::function<HelmSettings(const std::vector<ManifestFile>&)> helm_settings_of;
+  // Without `repo`, `path` as it is at this ref of the git work tree holding
+  // it (a branch, tag, commit or any revision git understands, such as
+  // origin/main or HEAD~1) instead of on disk: `opctl diff --base` on a checkout.
+  std::string work_tree_ref;
 };
 
 // What a run was made from, for the report and the opctl.io/source annotation.

@@ -62,8 +62,9 @@ class DirectoryTree : public FileTree {
 
 }  // namespace
 
-std::vector<ManifestFile> read_directory(const fs::path& root,
-                                         const std::function<void(const std::string&)>& on_warning) {
+std::vector<ManifestFile> read_directory(
+    const fs::path& root, const std::function<void(const std::string&)>& on_warning,
+    const std::function<HelmSettings(const std::vector<ManifestFile>&)>& helm_settings_of) {
   std::error_code error;
   if (!fs::exists(root, error)) throw InvalidInputError({Problem{root.string(), 0, "", "no such directory"}});
   if (fs::is_regular_file(root, error)) return {ManifestFile{root.string(), read_whole_file(root, root.string())}};
@@ -79,7 +80,8 @@ std::vector<ManifestFile> read_directory(const fs::path& root,
     base = *work_tree;
   }
   DirectoryTree tree(base, start, root);
-  CollectOptions options{load_ignore_rules(tree, start), render_kustomization, on_warning};
+  CollectOptions options{load_ignore_rules(tree, start), render_kustomization, on_warning, render_helm_chart,
+                         helm_settings_of};
   return collect_manifests(tree, start, options);
 }
 

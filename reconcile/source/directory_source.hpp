@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "source/helm_chart.hpp"
 #include "source/manifest_file.hpp"
 
 namespace opctl::source {
@@ -19,7 +20,9 @@ namespace opctl::source {
 // followed, as git does not follow them in a tree: each is skipped and passed
 // to `on_warning`. Throws InvalidInputError when `root` is missing or not a
 // directory.
-std::vector<ManifestFile> read_directory(const std::filesystem::path& root,
-                                         const std::function<void(const std::string&)>& on_warning = {});
+// `helm_settings_of` gives the helm: entries once the walk is done (see SourceOptions).
+std::vector<ManifestFile> read_directory(
+    const std::filesystem::path& root, const std::function<void(const std::string&)>& on_warning = {},
+    const std::function<HelmSettings(const std::vector<ManifestFile>&)>& helm_settings_of = {});
 
 }  // namespace opctl::source

@@ -31,6 +31,7 @@ struct GitRequest {
   fs::path cache_entry;
   WarningSink warn;
   std::function<void(const std::string&)> progress;
+  std::function<HelmSettings(const std::vector<ManifestFile>&)> helm_settings_of;
 };
 
 [[noreturn]] void invalid(const std::string& message) { throw InvalidInputError({Problem{"", 0, "", message}}); }
@@ -59,7 +60,8 @@ GitTree::PathKind usable_path_kind(const GitTree& tree, const GitRequest& reques
 std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
   if (usable_path_kind(tree, request, revision) == GitTree::PathKind::file)
     return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
-  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization, request.warn};
+  CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization, request.warn,
+                         render_helm_chart, request.helm_settings_of};
   return collect_manifests(tree, request.path, options);
 }
 
@@ -127,6 +129,7 @@ GitRequest make_request(const SourceOptions& options) {
                         cache_entry_name(request.url.fetch_url);
   request.warn = options.on_warning ? options.on_warning : default_warning;
   request.progress = options.on_progress;
+  request.helm_settings_of = options.helm_settings_of;
   return request;
 }
 

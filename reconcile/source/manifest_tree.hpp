@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "source/helm_chart.hpp"
 #include "source/manifest_file.hpp"
 #include "source/opctlignore.hpp"
 
@@ -41,13 +42,19 @@ struct CollectOptions {
   // Told of every symbolic link below the root: never followed, as git never
   // follows one in a tree, so a directory and its commit give the same set.
   std::function<void(const std::string&)> on_warning;
+  // Renders a Helm chart: a directory with a Chart.yaml, or one a helm: entry names.
+  ChartRenderer render_chart = render_helm_chart;
+  // The helm: entries and the default namespace, asked once the walk is done
+  // (they may come from an opctl.yaml it read). Unset: none.
+  std::function<HelmSettings(const std::vector<ManifestFile>&)> helm_settings_of = {};
 };
 
 // Every *.yaml, *.yml and *.json file below `root`, sorted by path. Hidden files and
 // directories and paths excluded by an .opctlignore (at or above `root`, or in the
 // directory being read, as with .gitignore) are skipped; a directory holding a
 // kustomization file (the root or any below it) contributes one file instead, the
-// rendered output.
+// rendered output; a directory holding a Chart.yaml contributes one file per
+// template helm rendered (see helm_charts.hpp).
 std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root, const CollectOptions& options);
 
 // "a" + "b" -> "a/b"; "" + "b" -> "b".

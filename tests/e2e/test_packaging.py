@@ -10,6 +10,8 @@ import subprocess
 import pytest
 import yaml
 
+from git_servers import Upstream
+
 ROOT = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
 SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "install", "crds", "backup", "promote", "fetch",
                "version", "completion", "instance run", "instance ready"]
@@ -123,45 +125,73 @@ def recipe_steps_gitlab():
 
 @pytest.fixture
 def recipe_workspace(tmp_path, cluster, namespace):
-    """A checkout with manifests-example/ holding one object that is not in the cluster yet."""
-    checkout = tmp_path / "checkout"
-    (checkout / "manifests-example").mkdir(parents=True)
-    (checkout / "manifests-example" / "cm.yaml").write_text(
-        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-pr\n  namespace: {namespace}\ndata:\n  k: v\n")
+    """A pull request's checkout: origin/main holds manifests-example/ with one ConfigMap, the checked-out
+    branch adds another; neither is in the cluster yet."""
+    upstream = Upstream(tmp_path)
+    upstream.commit({"manifests-example/kept.yaml": config_map("kept", namespace)}, "base")
+    upstream.commit({"manifests-example/cm.yaml": config_map("from-pr", namespace)}, "the pull request", branch="pr")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "opctl").symlink_to(cluster.opctl_bin)
     env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"}
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
-    return checkout, env
+    return upstream.work, env
+
+
+def config_map(name, namespace):
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\ndata:\n  k: v\n"
+
+
+def assert_pull_request_report(report):
+    """The change adds one object; against the cluster, the head adds both."""
+    assert report["kind"] == "RevisionDiffReport"
+    assert report["base"]["ref"] == "origin/main"
+    assert report["summary"]["added"] == 1 and report["summary"]["unchanged"] == 1
+    assert [o["name"] for o in report["objects"] if o["action"] == "added"] == ["from-pr"]
+    assert report["live"]["summary"]["added"] == 2
 
 
 def test_github_actions_recipe_posts_the_markdown_diff(cluster, recipe_workspace, tmp_path):
     checkout, env = recipe_workspace
     runner_temp = tmp_path / "runner"
     runner_temp.mkdir()
-    env.update(RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(runner_temp / "summary.md"))
+    env.update(RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(runner_temp / "summary.md"),
+               GITHUB_BASE_REF="main")
     for step_env, script in recipe_steps_github():
         step_env = {k: pathlib.Path(cluster.kubeconfig).read_text() if "secrets." in v else v for k, v in step_env.items()}
         result = subprocess.run(["bash", "-e", "-c", script], cwd=checkout, env={**env, **step_env},
                                 capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, (script, result.stdout, result.stderr)
     summary = (runner_temp / "summary.md").read_text()
-    assert "### opctl diff" in summary
-    assert "from-pr" in summary
+    assert "### opctl diff: what this change does" in summary
+    assert "from-pr" in summary and "#### Against the cluster" in summary
+    assert_pull_request_report(json.loads((runner_temp / "diff.json").read_text()))
+
+
+def test_github_actions_recipe_without_the_secret_compares_the_revisions_only(cluster, recipe_workspace, tmp_path):
+    checkout, env = recipe_workspace
+    runner_temp = tmp_path / "runner"
+    runner_temp.mkdir()
+    env.update(RUNNER_TEMP=str(runner_temp), GITHUB_STEP_SUMMARY=str(runner_temp / "summary.md"),
+               GITHUB_BASE_REF="main", HOME=str(tmp_path))
+    for step_env, script in recipe_steps_github():
+        step_env = {k: "" if "secrets." in v else v for k, v in step_env.items()}  # a fork's pull request
+        result = subprocess.run(["bash", "-e", "-c", script], cwd=checkout, env={**env, **step_env},
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, (script, result.stdout, result.stderr)
     report = json.loads((runner_temp / "diff.json").read_text())
-    assert report["summary"]["added"] == 1
+    assert report["summary"]["added"] == 1 and report["live"] is None
 
 
 def test_gitlab_recipe_runs_and_leaves_artifacts(cluster, recipe_workspace):
     checkout, env = recipe_workspace
-    env["KUBECONFIG_READONLY"] = cluster.kubeconfig
+    env.update(KUBECONFIG_READONLY=cluster.kubeconfig, CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
     script = "\n".join(recipe_steps_gitlab())
     result = subprocess.run(["bash", "-e", "-c", script], cwd=checkout, env=env, capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "from-pr" in (checkout / "diff.md").read_text()
-    assert json.loads((checkout / "diff.json").read_text())["summary"]["added"] == 1
+    assert_pull_request_report(json.loads((checkout / "diff.json").read_text()))
 
 
 def test_install_puts_the_binary_and_every_man_page_where_man_finds_them(cluster, tmp_path):

@@ -9,7 +9,9 @@ set -euo pipefail
 case "${1:-}" in
   # The reference SOPS, to encrypt the files the tests decrypt with opctl.
   sops) module=github.com/getsops/sops/v3/cmd/sops version=v3.13.3 ;;
-  *) echo "usage: tests/tools/build.sh sops" >&2; exit 2 ;;
+  # Helm 3, to render the charts opctl reads as a source (helm template).
+  helm) module=helm.sh/helm/v3/cmd/helm version=v3.22.0 ;;
+  *) echo "usage: tests/tools/build.sh sops|helm" >&2; exit 2 ;;
 esac
 name=$1
 
