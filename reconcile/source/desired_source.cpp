@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "model/error.hpp"
+#include "source/commit_signature.hpp"
 #include "source/directory_source.hpp"
 #include "source/git_source.hpp"
 #include "source/git_url.hpp"
@@ -38,6 +39,7 @@ std::string set_source_identity(const SourceOptions& options) {
 }
 
 DesiredSource load_desired_source(const SourceOptions& options) {
+  check_verification_settings(options);
   if (!options.repo.empty()) return load_git_source(options);
   DesiredSource source;
   source.files = read_directory(options.path, options.on_warning);
@@ -46,6 +48,7 @@ DesiredSource load_desired_source(const SourceOptions& options) {
 }
 
 SourceRevision fetch_desired_source(const SourceOptions& options) {
+  check_verification_settings(options);
   if (!options.repo.empty()) return fetch_git_source(options);
   std::error_code error;
   if (!std::filesystem::exists(options.path, error))
