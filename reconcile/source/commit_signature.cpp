@@ -112,9 +112,11 @@ void check_verification_settings(const SourceOptions& options) {
   bool has_trust = !verification.allowed_signers_file.empty() || !verification.gpg_keyring_file.empty();
   if (!verification.enabled) {
     if (has_trust)
-      refuse(
-          "--verify-allowed-signers and --verify-gpg-keyring only take effect with --verify-commits: "
-          "give it too (or verify.commits: true in opctl.yaml)");
+      throw InvalidInputError({Problem{
+          "", 0,
+          verification.allowed_signers_file.empty() ? "--verify-gpg-keyring" : "--verify-allowed-signers",
+          "a trust file only takes effect with --verify-commits: give that too (or verify.commits: true in "
+          "opctl.yaml)"}});
     return;
   }
   if (options.repo.empty())

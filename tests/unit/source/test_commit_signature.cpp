@@ -174,7 +174,7 @@ TEST_CASE("verification settings that cannot work are input errors", "[commit_si
   SECTION("trust files without --verify-commits") {
     options.verification = {false, allowed, ""};
     CHECK_THROWS_WITH(check_verification_settings(options),
-                      Catch::Contains("only take effect with --verify-commits"));
+                      Catch::Contains("only takes effect with --verify-commits"));
   }
   SECTION("--verify-commits without a trust file") {
     options.verification = {true, "", ""};
