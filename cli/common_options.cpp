@@ -124,7 +124,7 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
       "--verify-allowed-signers", verification.allowed_signers_file,
       "OpenSSH allowed_signers file trusted for SSH-signed commits (checked by ssh-keygen -Y verify)");
   command.add_option("--verify-gpg-keyring", verification.gpg_keyring_file,
-                     "OpenPGP keyring (gpg --export) trusted for GPG-signed commits (checked by gpgv)");
+                     "OpenPGP keyring, as gpg exports it, trusted for GPG-signed commits (checked by gpgv)");
 }
 
 void add_cluster_flags(CLI::App& command, CommonOptions& options) {
