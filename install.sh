@@ -34,11 +34,14 @@ while [ $# -gt 0 ]; do
 done
 
 build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
-                libgit2-dev libyaml-cpp-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2)
+                libgit2-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev
+                catch2)
 test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion
                # the test node (tests/testenv --node) and the images it runs (tests/testenv/images)
                containerd runc containernetworking-plugins iptables iproute2 util-linux catatonit
                mmdebstrap umoci skopeo buildah busybox-static
+               # SOPS files (age unwraps their data keys; sops itself is built by tests/tools/build.sh)
+               age
                # the instance manager's loopback tests (tests/instance) and psql for the Cluster e2e tests
                postgresql-15 postgresql-client-15
                # signed commits (tests/e2e/test_commit_signatures.py): gpg signs, gpgv verifies

@@ -77,6 +77,32 @@ void resolve_set_name(CommonOptions& options) {
   if (!options.set_named) options.config.name = k_unnamed_set;
 }
 
+// --sops-age-key-file, else SOPS_AGE_KEY_FILE, else the file sops itself
+// reads by default. Every file named must be readable: a typo is an error
+// here, not a "no identity matched" later.
+std::vector<std::string> sops_identity_files(std::vector<std::string> files) {
+  namespace fs = std::filesystem;
+  if (files.empty()) {
+    if (const char* file = std::getenv("SOPS_AGE_KEY_FILE"); file != nullptr && *file != '\0') {
+      files.emplace_back(file);
+    } else {
+      const char* config_home = std::getenv("XDG_CONFIG_HOME");
+      const char* home = std::getenv("HOME");
+      fs::path base = config_home != nullptr && *config_home != '\0' ? fs::path(config_home)
+                      : home != nullptr                              ? fs::path(home) / ".config"
+                                                                     : fs::path();
+      std::error_code ignored;
+      if (!base.empty() && fs::is_regular_file(base / "sops/age/keys.txt", ignored))
+        files.push_back((base / "sops/age/keys.txt").string());
+      return files;
+    }
+  }
+  for (const auto& file : files)
+    if (!std::ifstream(file))
+      throw InvalidInputError({Problem{file, 0, "--sops-age-key-file", "cannot read the age identity file"}});
+  return files;
+}
+
 }  // namespace
 
 void require_found_verification(const CommonOptions& options, const config::RunConfig& found) {
@@ -125,6 +151,10 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
       "OpenSSH allowed_signers file trusted for SSH-signed commits (checked by ssh-keygen -Y verify)");
   command.add_option("--verify-gpg-keyring", verification.gpg_keyring_file,
                      "OpenPGP keyring, as gpg exports it, trusted for GPG-signed commits (checked by gpgv)");
+  // SOPS decryption.
+  command.add_option("--sops-age-key-file", options.sops_age_key_files,
+                     "age identity file that decrypts SOPS-encrypted manifests; repeatable (also: "
+                     "SOPS_AGE_KEY_FILE; default: ~/.config/sops/age/keys.txt when it exists)");
 }
 
 void add_cluster_flags(CLI::App& command, CommonOptions& options) {
@@ -196,6 +226,7 @@ void finish_source_options(CommonOptions& options) {
   if (options.source.repo.empty() && options.source.path.empty())
     throw InvalidInputError({Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});
   if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
+  options.sops.files = sops_identity_files(options.sops_age_key_files);
   bool quiet = options.quiet, verbose = options.verbose;
   options.source.on_warning = [quiet](const std::string& message) {
     if (!quiet) std::cerr << "warning: " << message << "\n";

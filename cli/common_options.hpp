@@ -10,12 +10,15 @@
 #include "kube/cluster_config.hpp"
 #include "kube/http_transport.hpp"
 #include "source/desired_source.hpp"
+#include "source/sops_file.hpp"
 
 namespace opctl::cli {
 
 struct CommonOptions {
   std::string config_file;
   source::SourceOptions source;
+  std::vector<std::string> sops_age_key_files;  // --sops-age-key-file
+  source::SopsOptions sops;                     // filled in by finish_source_options
   std::string kubeconfig;
   std::string context;
   std::string namespace_name;
@@ -58,7 +61,8 @@ void require_named_set_for_prune(const CommonOptions& options);
 std::chrono::seconds exec_timeout(const CommonOptions& options);
 
 // After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
-// directory), fills every flag not given from it, and OPCTL_GIT_TOKEN.
+// directory), fills every flag not given from it, OPCTL_GIT_TOKEN, and the
+// age identities SOPS files are decrypted with.
 void finish_source_options(CommonOptions& options);
 
 // A config found inside a git source: fills the flags not given (source

@@ -7,7 +7,6 @@
 #include "source/manifest_parser.hpp"
 
 namespace opctl::cli {
-namespace {
 
 bool is_config_file(const std::string& path) {
   const std::string name = config::k_config_file_name;
@@ -16,8 +15,6 @@ bool is_config_file(const std::string& path) {
   char before = path[path.size() - name.size() - 1];
   return before == '/' || before == ':';
 }
-
-}  // namespace
 
 std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options) {
   auto desired = source::load_desired_source(options.source);
@@ -34,8 +31,10 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
     throw InvalidInputError({Problem{configs[1]->path, 0, "",
                                      "more than one opctl.yaml in the source (also " + configs[0]->path +
                                          "); point --path at one environment or use -f"}});
-  if (configs.size() == 1) apply_found_config(options, config::parse_run_config(configs[0]->content, configs[0]->path));
-  return {desired.revision, source::parse_manifests(manifests)};
+  if (configs.size() == 1)
+    apply_found_config(options, config::parse_run_config(configs[0]->content, configs[0]->path));
+  return {desired.revision,
+          source::parse_manifests(source::decrypt_sops_files(std::move(manifests), options.sops))};
 }
 
 DesiredSet load_desired_set(CommonOptions& options) {

@@ -19,8 +19,12 @@ struct DesiredSet {
   ClusterConnection connection;
 };
 
+// True for an opctl.yaml inside the source (settings, not a manifest).
+bool is_config_file(const std::string& path);
+
 // Reads the source and validates it, without a cluster. An opctl.yaml found
-// in the source is taken out of the manifests and applied to `options`.
+// in the source is taken out of the manifests and applied to `options`;
+// SOPS-encrypted files are decrypted in memory.
 std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options);
 
 // load_manifests, then connect and resolve scopes. Throws InvalidInputError

@@ -228,6 +228,10 @@ void register_install(CLI::App& app, CommandAction& action) {
   command->add_option("--git-secret", options->install.git_secret,
                       "Name of an existing Secret with git credentials (keys: token, or ssh-privatekey and "
                       "known_hosts), mounted into the CronJob; its content is never read");
+  command->add_option(
+      "--sops-age-secret", options->install.sops_age_secret,
+      "Name of an existing Secret whose key age.agekey holds the age identity that decrypts the "
+      "source's SOPS files, mounted into the CronJob; its content is never read");
   command->add_flag("--apply", options->apply,
                     "Server-side apply the objects (field manager opctl) instead of printing them");
   command->add_option("-o,--output", options->output, "Output format when printing")

@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "config/run_config.hpp"
+#include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
@@ -82,15 +83,6 @@ SchemaWiring wire_schemas(const ValidateCommandOptions& options) {
   return wiring;
 }
 
-// opctl.yaml inside the source holds settings, not a manifest (the same rule as desired_set.cpp).
-bool is_config_file(const std::string& path) {
-  const std::string name = config::k_config_file_name;
-  if (path == name) return true;
-  if (path.size() <= name.size() || !path.ends_with(name)) return false;
-  char before = path[path.size() - name.size() - 1];
-  return before == '/' || before == ':';
-}
-
 // The manifests of the source, parsed leniently; an opctl.yaml among them is
 // checked as a config (and its settings applied) instead.
 validate::LoadedManifests load_source(ValidateCommandOptions& options) {
@@ -108,7 +100,8 @@ validate::LoadedManifests load_source(ValidateCommandOptions& options) {
       config_problems.insert(config_problems.end(), error.problems().begin(), error.problems().end());
     }
   }
-  auto loaded = validate::load_manifests(manifests);
+  auto loaded =
+      validate::load_manifests(source::decrypt_sops_files(std::move(manifests), options.common.sops));
   loaded.problems.insert(loaded.problems.end(), config_problems.begin(), config_problems.end());
   return loaded;
 }
@@ -176,7 +169,8 @@ void register_validate(CLI::App& app, CommandAction& action) {
   auto* command = app.add_subcommand("validate", "Validate manifests offline (and against the cluster's schemas)");
   command->footer(
       "Schemas come from the cluster's OpenAPI v3 when one is configured and reachable, from --schema-dir "
-      "(files named like api__v1.json, apis__apps__v1.json, saved with kubectl get --raw /openapi/v3/apis/apps/v1), "
+      "(files named like api__v1.json, apis__apps__v1.json, saved with kubectl get --raw "
+      "/openapi/v3/apis/apps/v1), "
       "or are skipped with a note.\n\n"
       "Exit codes: 0 valid (warnings allowed), 2 invalid, 3 cluster or API error.\n\n"
       "Examples:\n"

@@ -23,6 +23,9 @@ cmake --build build -j 2
 echo "== control plane and node (cached after the first build)"
 tests/testenv/build.sh
 
+echo "== programs the tests use, from the Go module proxy (cached after the first build)"
+tests/tools/build.sh sops >/dev/null
+
 echo "== node images from Debian's packages and deploy/Dockerfile (cached by content)"
 tests/testenv/images/build.sh
 

@@ -32,6 +32,13 @@ Json volumes(const InstallOptions& options) {
   if (!options.git_secret.empty())
     list.push_back(
         {{"name", "git"}, {"secret", {{"secretName", options.git_secret}, {"defaultMode", 0440}}}});
+  // Only the identity, so a Secret holding more keys shows the Pod nothing else.
+  if (!options.sops_age_secret.empty())
+    list.push_back({{"name", "sops-age"},
+                    {"secret",
+                     {{"secretName", options.sops_age_secret},
+                      {"defaultMode", 0440},
+                      {"items", Json::array({{{"key", k_sops_age_key}, {"path", k_sops_age_key}}})}}}});
   return list;
 }
 
@@ -43,6 +50,8 @@ Json volume_mounts(const InstallOptions& options) {
   });
   if (!options.git_secret.empty())
     list.push_back({{"name", "git"}, {"mountPath", k_git_dir}, {"readOnly", true}});
+  if (!options.sops_age_secret.empty())
+    list.push_back({{"name", "sops-age"}, {"mountPath", k_sops_age_dir}, {"readOnly", true}});
   return list;
 }
 
@@ -88,6 +97,8 @@ std::vector<std::string> reconcile_args(const InstallOptions& options) {
                                     {"--path", options.path},
                                     {"--name", options.set_name}})
     if (!value.empty()) args.insert(args.end(), {flag, value});
+  if (!options.sops_age_secret.empty())
+    args.insert(args.end(), {"--sops-age-key-file", std::string(k_sops_age_dir) + "/" + k_sops_age_key});
   if (options.git_secret.empty()) return args;
   std::string dir = k_git_dir;
   if (is_ssh_url(options.repo)) {

@@ -37,6 +37,9 @@ std::vector<Problem> option_problems(const InstallOptions& options) {
         {"", 0, "--namespace", "\"" + options.namespace_name + "\" is not a valid namespace name"});
   if (!options.git_secret.empty() && !is_dns_subdomain(options.git_secret))
     problems.push_back({"", 0, "--git-secret", "\"" + options.git_secret + "\" is not a valid Secret name"});
+  if (!options.sops_age_secret.empty() && !is_dns_subdomain(options.sops_age_secret))
+    problems.push_back(
+        {"", 0, "--sops-age-secret", "\"" + options.sops_age_secret + "\" is not a valid Secret name"});
   if (model::url_has_credentials(options.repo))
     problems.push_back(
         {"", 0, "--repo",

@@ -22,11 +22,16 @@ struct InstallOptions {
   // A Secret (by name; never its content) with git credentials: keys `token`
   // for HTTPS, or `ssh-privatekey` and `known_hosts` for SSH.
   std::string git_secret;
+  // A Secret (by name) whose key `age.agekey` holds the age identity that
+  // decrypts the source's SOPS files; mounted read-only, never read through the API.
+  std::string sops_age_secret;
 };
 
 // The paths inside the CronJob's container.
 inline constexpr const char* k_config_dir = "/etc/opctl/config";
 inline constexpr const char* k_git_dir = "/etc/opctl/git";
+inline constexpr const char* k_sops_age_dir = "/etc/opctl/sops-age";
+inline constexpr const char* k_sops_age_key = "age.agekey";
 inline constexpr const char* k_cache_dir = "/var/cache/opctl";
 
 // opctl.yaml for a set that has none: names the Lease and ApplySet parent

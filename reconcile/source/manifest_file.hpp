@@ -9,6 +9,8 @@ namespace opctl::source {
 struct ManifestFile {
   std::string path;  // as shown to the user in messages: relative to the source root
   std::string content;
+  bool rendered = false;       // kustomize's output for a directory, not a file of the source
+  bool sops_metadata = false;  // decrypted from SOPS: each document's top-level `sops` block is not a field
 };
 
 struct FileLimits {

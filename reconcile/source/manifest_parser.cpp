@@ -33,6 +33,15 @@ int line_at_offset(const std::string& text, std::size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
+// SOPS's own block (recipients, MAC) describes the file, not the object.
+void drop_sops_block(model::YamlDocument& document) {
+  if (!document.value.is_object()) return;
+  document.value.erase("sops");
+  std::erase_if(document.field_lines, [](const auto& entry) {
+    return entry.first == "/sops" || entry.first.starts_with("/sops/");
+  });
+}
+
 // A `kind: List` document becomes its items, each keeping its own line.
 void expand_document(model::YamlDocument&& document, const std::string& file, std::vector<Object>& objects,
                      std::vector<Problem>& problems) {
@@ -208,8 +217,10 @@ std::vector<Object> parse_manifests(const std::vector<ManifestFile>& files, cons
       continue;
     }
     try {
-      for (auto& document : model::parse_yaml_documents(file.content, file.path, options.yaml_limits))
+      for (auto& document : model::parse_yaml_documents(file.content, file.path, options.yaml_limits)) {
+        if (file.sops_metadata) drop_sops_block(document);
         expand_document(std::move(document), file.path, objects, problems);
+      }
     } catch (const InvalidInputError& error) {
       problems.insert(problems.end(), error.problems().begin(), error.problems().end());
     }

@@ -27,7 +27,8 @@ void collect(FileTree& tree, const std::string& directory, const CollectOptions&
   auto entries = tree.list(directory);
   if (has_kustomization(entries)) {
     std::string display = tree.display(directory) + " (kustomize output)";
-    out.push_back({display, options.render_kustomization(tree.on_disk(directory), tree.display(directory))});
+    out.push_back(
+        {display, options.render_kustomization(tree.on_disk(directory), tree.display(directory)), true});
     return;
   }
   if (!ignore.loaded(directory) && has_ignore_file(entries))

@@ -5,6 +5,7 @@ from a git server on the node's network with the credentials of the git
 Secret (a token over smart HTTP, or a key and known_hosts over SSH), and
 reconciles; a pushed commit lands on the next run, a run after it changes
 nothing, and a pass that fails fails its Job."""
+import base64
 import contextlib
 import json
 import os
@@ -15,6 +16,7 @@ import uuid
 import pytest
 
 from git_servers import HttpGitServer, SshGitServer, Upstream
+from sops_support import AgeKey, digest, require_no_plaintext, secret, sops_bin, sops_encrypt  # noqa: F401 (a fixture)
 
 INSTALL_NAMESPACE = "opctl-system"
 IMAGE = "localhost/opctl:dev"
@@ -44,14 +46,14 @@ class InstalledSet:
         self.cronjob = None
         self.runs = 0
 
-    def install(self, repo, secret, local_credentials):
+    def install(self, repo, secret, local_credentials, extra=()):
         """Creates the git Secret and installs with `opctl install --apply` (fetching with local_credentials); returns
         what `opctl install -o json` prints for the same arguments (kept to delete the objects afterwards)."""
         self.cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
         self.cluster.kubectl("create", "secret", "generic", f"git-{self.name}", "-n", INSTALL_NAMESPACE,
                              *[f"--from-file={key}={path}" for key, path in secret.items()])
         arguments = ["install", "--kubeconfig", self.cluster.kubeconfig, "--repo", repo, "--path", "apps",
-                     *local_credentials, "--git-secret", f"git-{self.name}", "--image", IMAGE]
+                     *local_credentials, "--git-secret", f"git-{self.name}", "--image", IMAGE, *extra]
         printed = self.cluster.opctl(*arguments, "-o", "json")
         assert printed.returncode == 0, printed.stderr
         self.items = json.loads(printed.stdout)["items"]
@@ -70,7 +72,7 @@ class InstalledSet:
         return job
 
     @contextlib.contextmanager
-    def served_over_http(self, tmp_path):
+    def served_over_http(self, tmp_path, extra=()):
         """Serves the repository from the node over smart HTTP behind a token, installs the set with the token in its
         git Secret, and yields what `opctl install` printed; the server stops afterwards."""
         server = HttpGitServer(tmp_path / "http", {"x-access-token": TOKEN}, node=True)
@@ -78,7 +80,7 @@ class InstalledSet:
             (server.root / "repo.git").symlink_to(self.upstream.bare)
             token = tmp_path / "token"
             token.write_text(TOKEN)
-            yield self.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)])
+            yield self.install(server.url("repo.git"), {"token": token}, ["--git-token-file", str(token)], extra)
         finally:
             server.stop()
 
@@ -161,6 +163,39 @@ def test_a_kustomization_is_rendered_inside_the_image_by_its_kustomize(cluster, 
         generated = [item for item in cluster.get_json("configmaps", "-n", installed.app)["items"]
                      if item["metadata"]["name"].startswith("generated-")]
         assert [item["data"] for item in generated] == [{"from": "kustomize"}], log
+
+
+def test_a_sops_secret_is_decrypted_in_the_cronjob_with_the_age_identity_of_a_mounted_secret(
+        cluster, tmp_path, installed, sops_bin):
+    key = AgeKey(tmp_path)
+    password = f"pw-{uuid.uuid4().hex}"
+    installed.upstream.commit({"apps/db.sops.yaml": sops_encrypt(sops_bin, key, secret("db", installed.app, password))},
+                              "an encrypted Secret")
+    age_secret = f"age-{installed.name}"
+    cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
+    cluster.kubectl("create", "secret", "generic", age_secret, "-n", INSTALL_NAMESPACE,
+                    f"--from-file=age.agekey={key.path}")
+    try:
+        # opctl install reads the set too (for its RBAC), so it decrypts with the local copy of the identity.
+        extra = ("--sops-age-secret", age_secret, "--sops-age-key-file", str(key.path))
+        with installed.served_over_http(tmp_path, extra) as printed:
+            require_no_plaintext(printed, password)
+            log = installed.run()
+            require_no_plaintext(log, password)
+            live = cluster.get_json("secret", "db", "-n", installed.app)
+            assert "sops" not in live
+            assert digest(base64.b64decode(live["data"]["password"]).decode()) == digest(password)
+            # Least privilege stays: the kubelet mounts the identity, so the only Secret opctl may read in the
+            # install namespace is its ApplySet parent; and no ClusterRole reads Secrets.
+            for item in json.loads(printed)["items"]:
+                in_install_namespace = item["kind"] == "Role" and item["metadata"]["namespace"] == INSTALL_NAMESPACE
+                if not (in_install_namespace or item["kind"] == "ClusterRole"):
+                    continue
+                for rule in item.get("rules", []):
+                    if "secrets" in rule.get("resources", []) and {"get", "list", "watch"} & set(rule["verbs"]):
+                        assert rule.get("resourceNames") == [f"opctl-{installed.name}"], rule
+    finally:
+        cluster.kubectl("delete", "secret", age_secret, "-n", INSTALL_NAMESPACE, "--ignore-not-found", check=False)
 
 
 def test_the_cronjob_fetches_over_ssh_with_the_secrets_key_and_known_hosts(cluster, tmp_path, installed):

@@ -91,6 +91,31 @@ TEST_CASE("given a git secret we should mount it and point opctl at files, never
   CHECK(mounted);
 }
 
+TEST_CASE("given an age Secret we should mount only its identity and pass its path", "[install]") {
+  auto install = options();
+  install.sops_age_secret = "sops-age";
+  auto args = opctl::install::reconcile_args(install);
+  auto flag = std::find(args.begin(), args.end(), "--sops-age-key-file");
+  REQUIRE(flag != args.end());
+  CHECK(*(flag + 1) == "/etc/opctl/sops-age/age.agekey");
+  Json pod = opctl::install::cron_job(install)["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  Json volume;
+  for (const auto& candidate : pod["volumes"])
+    if (candidate["name"] == "sops-age") volume = candidate;
+  REQUIRE(volume.is_object());
+  CHECK(volume["secret"]["secretName"] == "sops-age");
+  CHECK(volume["secret"]["items"] == Json::parse(R"([{"key": "age.agekey", "path": "age.agekey"}])"));
+  bool mounted_read_only = false;
+  for (const auto& mount : pod["containers"][0]["volumeMounts"])
+    if (mount["name"] == "sops-age")
+      mounted_read_only = mount["readOnly"] == true && mount["mountPath"] == "/etc/opctl/sops-age";
+  CHECK(mounted_read_only);
+  install.sops_age_secret = "Not_A_Name";
+  auto problems = opctl::install::option_problems(install);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "--sops-age-secret");
+}
+
 TEST_CASE("given bad options we should name each flag", "[install]") {
   auto install = options();
   install.schedule = "every day";

@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+
+#include "source/sops_cipher.hpp"
+#include "source/sops_scalar.hpp"
+
+using namespace opctl::source::sops;
+
+TEST_CASE("plain scalars hash as Go's yaml.v3 types them", "[sops]") {
+  CHECK(mac_bytes_of_plain_scalar("42") == "42");
+  CHECK(mac_bytes_of_plain_scalar("010") == "8");  // a leading 0 is octal to strconv.ParseInt
+  CHECK(mac_bytes_of_plain_scalar("0x1F") == "31");
+  CHECK(mac_bytes_of_plain_scalar("1_000") == "1000");
+  CHECK(mac_bytes_of_plain_scalar("1.50") == "1.5");
+  CHECK(mac_bytes_of_plain_scalar("1e3") == "1000");
+  CHECK(mac_bytes_of_plain_scalar("true") == "True");
+  CHECK(mac_bytes_of_plain_scalar("FALSE") == "False");
+  CHECK(mac_bytes_of_plain_scalar("yes") == "yes");  // YAML 1.2: a string
+  CHECK(mac_bytes_of_plain_scalar("2001-12-14") == "2001-12-14");
+  CHECK(mac_bytes_of_plain_scalar(".inf") == "+Inf");
+  CHECK_FALSE(mac_bytes_of_plain_scalar("~").has_value());
+  CHECK_FALSE(mac_bytes_of_plain_scalar("null").has_value());
+}
+
+TEST_CASE("decrypted values are written back as YAML scalars of their type", "[sops]") {
+  CHECK(decrypted_scalar("a \"b\"\n", "str")->yaml == "\"a \\\"b\\\"\\n\"");
+  CHECK(decrypted_scalar("42", "int")->yaml == "42");
+  CHECK(decrypted_scalar("1.5", "float")->yaml == "1.5");
+  CHECK(decrypted_scalar("true", "bool")->mac_bytes == "True");
+  CHECK(decrypted_scalar("true", "bool")->yaml == "true");
+  CHECK_FALSE(decrypted_scalar("x", "int").has_value());
+  CHECK_FALSE(decrypted_scalar("\xff", "str").has_value());  // not UTF-8
+  CHECK_FALSE(decrypted_scalar("c", "comment").has_value());
+}
+
+TEST_CASE("ENC values parse only when whole", "[sops]") {
+  auto value = parse_encrypted_value(
+      "ENC[AES256_GCM,data:Nok=,iv:lSFlsCUXkStUyg2VUDVsQPUiQ7ZWCdAetHizrsPeaZ4=,"
+      "tag:BbLrd7dII6fXi2XTOLxmfw==,type:str]");
+  REQUIRE(value.has_value());
+  CHECK(value->data.size() == 2);
+  CHECK(value->iv.size() == 32);
+  CHECK(value->type == "str");
+  CHECK_FALSE(parse_encrypted_value("ENC[AES256_GCM,data:Nok=,type:str]").has_value());
+  CHECK_FALSE(
+      parse_encrypted_value("ENC[AES256_GCM,data:N!k=,iv:AAAA,tag:BbLrd7dII6fXi2XTOLxmfw==,type:str]"));
+  CHECK(looks_encrypted("ENC[anything"));
+  CHECK_FALSE(looks_encrypted("plain"));
+  CHECK(base64_decode("aGk=") == "hi");
+  CHECK_FALSE(base64_decode("aGk").has_value());
+}
