@@ -43,7 +43,10 @@ test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-opens
                # SOPS files (age unwraps their data keys; sops itself is built by tests/tools/build.sh)
                age
                # the instance manager's loopback tests (tests/instance) and psql for the Cluster e2e tests
-               postgresql-15 postgresql-client-15)
+               postgresql-15 postgresql-client-15
+               # signed commits (tests/e2e/test_commit_signatures.py): gpg signs, gpgv verifies
+               # (ssh-keygen, from openssh-client above, signs and verifies SSH signatures)
+               gnupg gpgv)
 packages=("${build_packages[@]}")
 if [ "$test_deps" = 1 ]; then packages+=("${test_packages[@]}"); fi
 

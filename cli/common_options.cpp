@@ -40,6 +40,11 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
     fill(options, "--git-ssh-passphrase-file", git.ssh_passphrase_file, config.git.ssh_passphrase_file);
     fill(options, "--git-known-hosts-file", git.known_hosts_file, config.git.known_hosts_file);
     fill(options, "--git-insecure-ignore-host-key", git.insecure_ignore_host_key, config.git.insecure_ignore_host_key);
+    auto& verification = source.verification;
+    fill(options, "--verify-commits", verification.enabled, config.verify.commits);
+    fill(options, "--verify-allowed-signers", verification.allowed_signers_file,
+         config.verify.allowed_signers_file);
+    fill(options, "--verify-gpg-keyring", verification.gpg_keyring_file, config.verify.gpg_keyring_file);
   }
   fill(options, "--namespace", options.namespace_name, config.default_namespace);
   fill(options, "--concurrency", options.concurrency, config.concurrency);
@@ -101,6 +106,15 @@ std::vector<std::string> sops_identity_files(std::vector<std::string> files) {
 
 }  // namespace
 
+void require_found_verification(const CommonOptions& options, const config::RunConfig& found) {
+  if (!found.verify.commits.value_or(false) || options.source.verification.enabled) return;
+  throw InvalidInputError({Problem{
+      found.file, 0, "spec.verify.commits",
+      "this opctl.yaml asks for signed commits, but it is inside the source, in the very commit it would "
+      "vouch for (a commit that deletes it would go unverified): turn verification on with "
+      "--verify-commits or in a -f file outside the source"}});
+}
+
 bool flag_given(const CommonOptions& options, const std::string& name) {
   if (options.command == nullptr) return false;
   try {
@@ -129,6 +143,15 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
                      "known_hosts file to verify SSH host keys (default: ~/.ssh/known_hosts)");
   command.add_flag("--git-insecure-ignore-host-key", git.insecure_ignore_host_key,
                    "Do not verify the SSH host key (unsafe)");
+  auto& verification = source.verification;
+  command.add_flag(
+      "--verify-commits", verification.enabled,
+      "Use the commit only if it is signed by a trusted key (exit 2 otherwise, nothing applied)");
+  command.add_option(
+      "--verify-allowed-signers", verification.allowed_signers_file,
+      "OpenSSH allowed_signers file trusted for SSH-signed commits (checked by ssh-keygen -Y verify)");
+  command.add_option("--verify-gpg-keyring", verification.gpg_keyring_file,
+                     "OpenPGP keyring, as gpg exports it, trusted for GPG-signed commits (checked by gpgv)");
   // SOPS decryption.
   command.add_option("--sops-age-key-file", options.sops_age_key_files,
                      "age identity file that decrypts SOPS-encrypted manifests; repeatable (also: "
@@ -220,6 +243,7 @@ void finish_source_options(CommonOptions& options) {
 }
 
 void apply_found_config(CommonOptions& options, const config::RunConfig& found) {
+  require_found_verification(options, found);
   if (!options.config.file.empty()) return;  // -f or the directory's file wins
   apply_settings(options, found, false);
   resolve_set_name(options);

@@ -66,8 +66,16 @@ std::chrono::seconds exec_timeout(const CommonOptions& options);
 void finish_source_options(CommonOptions& options);
 
 // A config found inside a git source: fills the flags not given (source
-// settings are ignored, the source is already chosen).
+// settings are ignored, the source is already chosen). Its verify: block
+// cannot turn verification on, off or point it at other trust files (it
+// comes from the commit it would vouch for); see require_found_verification.
 void apply_found_config(CommonOptions& options, const config::RunConfig& found);
+
+// Throws InvalidInputError when a config found inside the source asks for
+// signed commits (verify.commits: true) but this run does not verify them:
+// such a file can only demand verification, and failing loudly beats the
+// protection it seems to promise. Nothing has been applied when this runs.
+void require_found_verification(const CommonOptions& options, const config::RunConfig& found);
 
 // True when the flag was given on the command line.
 bool flag_given(const CommonOptions& options, const std::string& name);

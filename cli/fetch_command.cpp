@@ -24,14 +24,31 @@ std::string shown_path(const source::SourceRevision& revision) {
   return revision.path.empty() ? "." : revision.path;
 }
 
+// Whether a git source's commit is signed, and by whom when --verify-commits checked it.
+nlohmann::json signer_json(const source::CommitSigner& signer) {
+  return {{"format", signer.format.empty() ? "none" : signer.format},
+          {"verified", signer.verified},
+          {"principal", signer.principal},
+          {"key", signer.key}};
+}
+
+std::string signer_text(const source::CommitSigner& signer) {
+  if (signer.format.empty()) return "unsigned";
+  if (!signer.verified)
+    return fmt::format("not verified ({} signature; --verify-commits is off)", signer.format);
+  return fmt::format("{} ({} key {}, verified)", signer.principal, signer.format, signer.key);
+}
+
 nlohmann::json revision_json(const source::SourceRevision& revision) {
-  return {{"repo", revision.repo},
-          {"ref", revision.ref},
-          {"commit", revision.commit},
-          {"author", revision.author},
-          {"time", revision.time},
-          {"subject", revision.subject},
-          {"path", shown_path(revision)}};
+  nlohmann::json out = {{"repo", revision.repo},
+                        {"ref", revision.ref},
+                        {"commit", revision.commit},
+                        {"author", revision.author},
+                        {"time", revision.time},
+                        {"subject", revision.subject},
+                        {"path", shown_path(revision)}};
+  if (!revision.commit.empty()) out["signature"] = signer_json(revision.signer);
+  return out;
 }
 
 void print_text(const source::SourceRevision& revision) {
@@ -43,6 +60,7 @@ void print_text(const source::SourceRevision& revision) {
       "repo:    {}\nref:     {}\ncommit:  {}\nauthor:  {}\ntime:    {}\nsubject: {}\npath:    {}\n",
       revision.repo, revision.ref, revision.commit, revision.author, revision.time, revision.subject,
       shown_path(revision));
+  std::cout << fmt::format("signer:  {}\n", signer_text(revision.signer));
 }
 
 }  // namespace
@@ -59,7 +77,10 @@ void register_fetch(CLI::App& app, CommandAction& action) {
   command->add_flag("-v,--verbose", options->common.verbose, "Log what the fetch did to stderr");
   command->footer(
       "Checks that --path exists at that commit; reads and parses no manifest.\n\n"
-      "Exit codes: 0 fetched, 2 unknown ref or path or a bad flag, 3 the fetch failed (network, auth).\n\n"
+      "With --verify-commits, the commit must be signed by a key the trust files allow; the signer is "
+      "printed.\n\n"
+      "Exit codes: 0 fetched, 2 unknown ref or path, a bad flag, or (with --verify-commits) an unsigned or "
+      "untrusted commit, 3 the fetch failed (network, auth).\n\n"
       "Examples:\n"
       "  opctl fetch --repo https://github.com/acme/deploy --ref main --path prod\n"
       "  opctl fetch --repo git@github.com:acme/deploy.git -o json | jq -r .commit\n");

@@ -183,6 +183,13 @@ void read_spec(FieldReader& reader, RunConfig& config) {
                            {"knownHostsFile", reader.into(config.git.known_hosts_file)},
                            {"insecureIgnoreHostKey", reader.into(config.git.insecure_ignore_host_key)}});
         }},
+       {"verify",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
+          reader.read_map(pointer, path,
+                          {{"commits", reader.into(config.verify.commits)},
+                           {"allowedSignersFile", reader.into(config.verify.allowed_signers_file)},
+                           {"gpgKeyringFile", reader.into(config.verify.gpg_keyring_file)}});
+        }},
        {"namespace", reader.into(config.default_namespace)},
        {"prune", reader.into(config.prune)},
        {"pruneNamespaces", reader.into(config.prune_namespaces)},

@@ -62,6 +62,14 @@ struct GitSettings {
   std::optional<bool> insecure_ignore_host_key;
 };
 
+// spec.verify: commit signature verification, as the --verify-* flags. Taken
+// from -f (or a plain directory's opctl.yaml) only: a file inside the source
+// comes from the commit it would vouch for (see apply_found_config).
+struct VerifySettings {
+  std::optional<bool> commits;
+  std::optional<std::string> allowed_signers_file, gpg_keyring_file;
+};
+
 struct RunConfig {
   std::string file;  // where it was read from; empty when there is none
   std::string name;  // metadata.name; empty when not given (the set is unnamed)
@@ -69,6 +77,7 @@ struct RunConfig {
 
   std::optional<std::string> repo, ref, path, cache_dir;
   GitSettings git;
+  VerifySettings verify;
   std::optional<std::string> default_namespace;
   std::optional<bool> prune, prune_namespaces, prune_crds, wait, force_conflicts;
   std::optional<std::string> delete_propagation;

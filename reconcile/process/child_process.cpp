@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,25 +47,96 @@ int remaining_ms(SteadyClock::time_point deadline) {
   return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1'000'000));
 }
 
-// Reads both pipes until both are closed, so a chatty stderr cannot block
-// stdout; false when the deadline came first (the pipes are closed then).
-bool drain(int out_fd, int err_fd, SteadyClock::time_point deadline, ProcessResult& result) {
-  std::array<pollfd, 2> fds{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0}};
+// SIGPIPE blocked on this thread while the child's stdin is written: a child
+// that exits without reading must not kill us, and a process-wide SIG_IGN
+// would race with other threads. A SIGPIPE our writes raised is taken off
+// this thread's pending set before its mask is restored.
+class SigpipeBlock {
+ public:
+  SigpipeBlock() {
+    sigemptyset(&pipe_signal_);
+    sigaddset(&pipe_signal_, SIGPIPE);
+    was_pending_ = pending();
+    pthread_sigmask(SIG_BLOCK, &pipe_signal_, &previous_mask_);
+  }
+  SigpipeBlock(const SigpipeBlock&) = delete;
+  SigpipeBlock& operator=(const SigpipeBlock&) = delete;
+  ~SigpipeBlock() {
+    timespec no_wait{0, 0};
+    if (!was_pending_ && pending())
+      while (sigtimedwait(&pipe_signal_, nullptr, &no_wait) < 0 && errno == EINTR) {
+      }
+    pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+  }
+
+ private:
+  static bool pending() {
+    sigset_t set;
+    sigpending(&set);
+    return sigismember(&set, SIGPIPE) == 1;
+  }
+
+  sigset_t pipe_signal_{};
+  sigset_t previous_mask_{};
+  bool was_pending_ = false;
+};
+
+// The child's stdin while it is being written: the rest of the input goes in
+// as the child reads it, between reads of its output.
+struct PendingInput {
+  int fd = -1;  // -1 once everything is written (or the child stopped reading)
+  const std::string* text = nullptr;
+  std::size_t written = 0;
+
+  void close_fd() {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+
+  // Writes what the pipe takes without blocking; closes it when done or when
+  // the child closed its end (EPIPE: it exits without reading, which is its business).
+  void write_some() {
+    while (fd >= 0 && written < text->size()) {
+      ssize_t count = write(fd, text->data() + written, text->size() - written);
+      if (count > 0) {
+        written += std::size_t(count);
+      } else if (count < 0 && errno == EINTR) {
+        continue;
+      } else {
+        if (count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        break;
+      }
+    }
+    close_fd();
+  }
+};
+
+// Writes the input and reads both output pipes until they are closed, all in
+// one poll loop: a child that answers before it has read all of a large input
+// (or a chatty stderr) can never block us, nor we it. False when the deadline
+// came first (the pipes are closed then).
+bool exchange(int out_fd, int err_fd, PendingInput& input, SteadyClock::time_point deadline,
+              ProcessResult& result) {
+  std::array<pollfd, 3> fds{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0},
+                            pollfd{input.fd, POLLOUT, 0}};
   std::array<std::string*, 2> into{&result.out, &result.err};
   std::array<char, 4096> buffer;
   int open_count = 2;
   while (open_count > 0) {
+    fds[2].fd = input.fd;  // poll ignores a negative fd
     int ready = poll(fds.data(), fds.size(), remaining_ms(deadline));
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (ready == 0) {
-      for (auto& fd : fds)
-        if (fd.fd >= 0) close(fd.fd);
+      for (std::size_t i = 0; i < 2; ++i)
+        if (fds[i].fd >= 0) close(fds[i].fd);
+      input.close_fd();
       return false;
     }
-    for (std::size_t i = 0; i < fds.size(); ++i) {
+    if (fds[2].fd >= 0 && fds[2].revents != 0) input.write_some();
+    for (std::size_t i = 0; i < into.size(); ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       ssize_t count = read(fds[i].fd, buffer.data(), buffer.size());
       if (count > 0) {
@@ -76,6 +148,7 @@ bool drain(int out_fd, int err_fd, SteadyClock::time_point deadline, ProcessResu
       }
     }
   }
+  input.close_fd();  // the child closed its output but may still hold stdin: it gets EOF or EPIPE
   return true;
 }
 
@@ -121,25 +194,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   close(out_pipe[1]);
   close(err_pipe[1]);
   setpgid(pid, pid);  // also here: no race with the child's own call
+  PendingInput input{in_pipe[1], &options.input, 0};
   if (in_pipe[0] >= 0) {
     close(in_pipe[0]);
-    // A child that exits without reading must not kill us with SIGPIPE.
-    struct sigaction ignore {
-    }, previous{};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGPIPE, &ignore, &previous);
-    std::size_t written = 0;
-    while (written < options.input.size()) {
-      ssize_t count = write(in_pipe[1], options.input.data() + written, options.input.size() - written);
-      if (count < 0 && errno == EINTR) continue;
-      if (count <= 0) break;
-      written += std::size_t(count);
-    }
-    sigaction(SIGPIPE, &previous, nullptr);
-    close(in_pipe[1]);
+    fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
   }
   ProcessResult result;
-  if (!drain(out_pipe[0], err_pipe[0], deadline, result)) {
+  bool finished = false;
+  {
+    SigpipeBlock no_sigpipe;
+    finished = exchange(out_pipe[0], err_pipe[0], input, deadline, result);
+  }
+  if (!finished) {
     result.timed_out = true;
     kill(-pid, SIGKILL);
   }

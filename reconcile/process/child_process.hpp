@@ -20,7 +20,7 @@ struct ProcessOptions {
   std::map<std::string, std::string> extra_env;
   std::chrono::milliseconds timeout{60'000};  // then SIGKILL to the child's process group
   // Written to the child's stdin (then closed); stdin is /dev/null when empty.
-  // Kept small (a pipe's buffer, 64 KiB): it is written before the output is read.
+  // Any size: it is written as the child reads it, while its output is read.
   std::string input;
 };
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "model/error.hpp"
+#include "source/commit_signature.hpp"
 #include "source/directory_source.hpp"
 #include "source/git_source.hpp"
 #include "source/git_url.hpp"
@@ -39,6 +40,7 @@ std::string set_source_identity(const SourceOptions& options) {
 }
 
 DesiredSource load_desired_source(const SourceOptions& options) {
+  check_verification_settings(options);
   if (!options.repo.empty()) return load_git_source(options);
   if (!options.work_tree_ref.empty()) return load_work_tree_ref(options);
   DesiredSource source;
@@ -48,6 +50,7 @@ DesiredSource load_desired_source(const SourceOptions& options) {
 }
 
 SourceRevision fetch_desired_source(const SourceOptions& options) {
+  check_verification_settings(options);
   if (!options.repo.empty()) return fetch_git_source(options);
   std::error_code error;
   if (!std::filesystem::exists(options.path, error))

@@ -21,12 +21,21 @@ struct GitCredentials {
   bool insecure_ignore_host_key = false;  // --git-insecure-ignore-host-key
 };
 
+// --verify-commits: the commit a pass uses must carry a good signature from a
+// trusted key, or nothing of it is read (see commit_signature.hpp).
+struct CommitVerification {
+  bool enabled = false;              // --verify-commits
+  std::string allowed_signers_file;  // --verify-allowed-signers: OpenSSH allowed_signers, for SSH signatures
+  std::string gpg_keyring_file;      // --verify-gpg-keyring: an OpenPGP keyring (gpg --export), for gpgv
+};
+
 struct SourceOptions {
   std::string repo;       // URL or local path of a git repository; empty: `path` is a plain directory
   std::string ref;        // branch, tag or commit SHA; empty: the remote's default branch
   std::string path;       // sub-directory in the repository, or the directory itself
   std::string cache_dir;  // empty: $XDG_CACHE_HOME/opctl/git (or ~/.cache/opctl/git)
   GitCredentials credentials;
+  CommitVerification verification;
   // What the user should know but is no error (a damaged cache cloned again).
   // Unset: printed to stderr as "warning: ...".
   std::function<void(const std::string&)> on_warning;
@@ -42,6 +51,14 @@ struct SourceOptions {
   std::string work_tree_ref;
 };
 
+// The signature a commit carries and, when --verify-commits checked it, who made it.
+struct CommitSigner {
+  std::string format;     // "ssh", "openpgp", "x509" or "unknown"; empty: unsigned, or no git commit
+  bool verified = false;  // checked against the trust files, and good
+  std::string principal;  // who: the allowed_signers principal (ssh), the key's user id (openpgp)
+  std::string key;        // which key: "ED25519 SHA256:..." (ssh), the primary key's fingerprint (openpgp)
+};
+
 // What a run was made from, for the report and the opctl.io/source annotation.
 struct SourceRevision {
   std::string repo;     // as given (credentials stripped); for a directory in a work tree, origin's URL
@@ -51,6 +68,7 @@ struct SourceRevision {
   std::string time;     // RFC 3339
   std::string subject;
   std::string path;
+  CommitSigner signer;
 
   // "repo@sha:path", or the path alone for a plain directory.
   std::string annotation() const;

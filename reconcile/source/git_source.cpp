@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "model/error.hpp"
+#include "source/commit_signature.hpp"
 #include "source/git_cache.hpp"
 #include "source/git_credentials.hpp"
 #include "source/git_fetch.hpp"
@@ -28,6 +29,7 @@ struct GitRequest {
   std::string ref;
   std::string path;
   std::string context;  // "URL (ref X)" for messages
+  CommitVerification verification;
   fs::path cache_entry;
   WarningSink warn;
   std::function<void(const std::string&)> progress;
@@ -95,6 +97,8 @@ FetchedCommit fetch_commit(const GitRequest& request) {
   describe_commit(*out.resolved.commit, out.revision);
   if (request.progress)
     request.progress(fmt::format("{} is commit {} ({})", request.context, out.revision.commit, out.revision.subject));
+  // Before any file of the commit is read: an untrusted commit is never looked into.
+  check_commit_signature(*out.repository, *out.resolved.commit, request.verification, out.revision);
   return out;
 }
 
@@ -125,6 +129,7 @@ GitRequest make_request(const SourceOptions& options) {
   request.ref = options.ref;
   request.path = normalize_tree_path(options.path);
   request.context = request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
+  request.verification = options.verification;
   request.cache_entry = cache_root(options.cache_dir, CacheEnvironment::from_process()) /
                         cache_entry_name(request.url.fetch_url);
   request.warn = options.on_warning ? options.on_warning : default_warning;

@@ -1,5 +1,6 @@
 #include "source/git_worktree.hpp"
 
+#include "source/commit_signature.hpp"
 #include "source/git_handles.hpp"
 #include "source/git_revision.hpp"
 #include "source/git_url.hpp"
@@ -37,6 +38,15 @@ std::string origin_url(git_repository& repository) {
   }
 }
 
+// What HEAD's signature is, for `opctl fetch`; a plain directory is never verified.
+std::string signature_format_of(git_repository& repository, const git_commit& commit) {
+  try {
+    return format_name(read_commit_signature(repository, commit).format);
+  } catch (const CacheCorrupted&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 std::optional<fs::path> enclosing_work_tree(const fs::path& directory) {
@@ -62,7 +72,9 @@ std::optional<SourceRevision> work_tree_revision(const fs::path& directory) {
   ObjectPtr head(head_raw);
 
   SourceRevision revision;
-  describe_commit(*reinterpret_cast<git_commit*>(head.get()), revision);
+  auto& commit = *reinterpret_cast<git_commit*>(head.get());
+  describe_commit(commit, revision);
+  revision.signer.format = signature_format_of(*repository, commit);
   std::error_code error;
   std::string relative = fs::weakly_canonical(fs::absolute(directory), error).lexically_relative(*root).string();
   if (relative == ".") relative.clear();
