@@ -147,9 +147,8 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
   command.add_flag(
       "--verify-commits", verification.enabled,
       "Use the commit only if it is signed by a trusted key (exit 2 otherwise, nothing applied)");
-  command.add_option(
-      "--verify-allowed-signers", verification.allowed_signers_file,
-      "OpenSSH allowed_signers file trusted for SSH-signed commits (checked by ssh-keygen -Y verify)");
+  command.add_option("--verify-allowed-signers", verification.allowed_signers_file,
+                     "OpenSSH allowed_signers file trusted for SSH-signed commits (checked by ssh-keygen)");
   command.add_option("--verify-gpg-keyring", verification.gpg_keyring_file,
                      "OpenPGP keyring, as gpg exports it, trusted for GPG-signed commits (checked by gpgv)");
   // SOPS decryption.

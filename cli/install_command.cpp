@@ -89,6 +89,10 @@ void adopt_config(InstallCommandOptions& options) {
 std::vector<Json> build_manifests(InstallCommandOptions& options,
                                   std::optional<ClusterConnection>& connection) {
   options.install.repo = options.common.source.repo;  // checked for credentials before anything is fetched
+  const auto& verification = options.common.source.verification;
+  options.install.verify_commits = verification.enabled;
+  options.install.verify_ssh = !verification.allowed_signers_file.empty();
+  options.install.verify_gpg = !verification.gpg_keyring_file.empty();
   if (auto problems = install::option_problems(options.install); !problems.empty())
     throw InvalidInputError(std::move(problems));
   CommonOptions& common = options.common;
@@ -228,6 +232,11 @@ void register_install(CLI::App& app, CommandAction& action) {
   command->add_option("--git-secret", options->install.git_secret,
                       "Name of an existing Secret with git credentials (keys: token, or ssh-privatekey and "
                       "known_hosts), mounted into the CronJob; its content is never read");
+  command->add_option(
+      "--verify-secret", options->install.verify_secret,
+      "Name of an existing Secret with the trust files the runs verify commits with (keys: "
+      "allowed_signers and/or keyring.gpg, as --verify-allowed-signers and --verify-gpg-keyring "
+      "are given), mounted into the CronJob; its content is never read");
   command->add_option(
       "--sops-age-secret", options->install.sops_age_secret,
       "Name of an existing Secret whose key age.agekey holds the age identity that decrypts the "

@@ -39,6 +39,15 @@ Json volumes(const InstallOptions& options) {
                      {{"secretName", options.sops_age_secret},
                       {"defaultMode", 0440},
                       {"items", Json::array({{{"key", k_sops_age_key}, {"path", k_sops_age_key}}})}}}});
+  if (!options.verify_secret.empty()) {
+    Json items = Json::array();
+    for (const auto& [wanted, key] : {std::pair{options.verify_ssh, k_allowed_signers_key},
+                                      std::pair{options.verify_gpg, k_gpg_keyring_key}})
+      if (wanted) items.push_back({{"key", key}, {"path", key}});
+    list.push_back(
+        {{"name", "verify"},
+         {"secret", {{"secretName", options.verify_secret}, {"defaultMode", 0440}, {"items", items}}}});
+  }
   return list;
 }
 
@@ -52,6 +61,8 @@ Json volume_mounts(const InstallOptions& options) {
     list.push_back({{"name", "git"}, {"mountPath", k_git_dir}, {"readOnly", true}});
   if (!options.sops_age_secret.empty())
     list.push_back({{"name", "sops-age"}, {"mountPath", k_sops_age_dir}, {"readOnly", true}});
+  if (!options.verify_secret.empty())
+    list.push_back({{"name", "verify"}, {"mountPath", k_verify_dir}, {"readOnly", true}});
   return list;
 }
 
@@ -99,6 +110,13 @@ std::vector<std::string> reconcile_args(const InstallOptions& options) {
     if (!value.empty()) args.insert(args.end(), {flag, value});
   if (!options.sops_age_secret.empty())
     args.insert(args.end(), {"--sops-age-key-file", std::string(k_sops_age_dir) + "/" + k_sops_age_key});
+  if (!options.verify_secret.empty()) {
+    std::string dir = k_verify_dir;
+    args.push_back("--verify-commits");
+    if (options.verify_ssh)
+      args.insert(args.end(), {"--verify-allowed-signers", dir + "/" + k_allowed_signers_key});
+    if (options.verify_gpg) args.insert(args.end(), {"--verify-gpg-keyring", dir + "/" + k_gpg_keyring_key});
+  }
   if (options.git_secret.empty()) return args;
   std::string dir = k_git_dir;
   if (is_ssh_url(options.repo)) {

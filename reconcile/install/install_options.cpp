@@ -37,6 +37,19 @@ std::vector<Problem> option_problems(const InstallOptions& options) {
         {"", 0, "--namespace", "\"" + options.namespace_name + "\" is not a valid namespace name"});
   if (!options.git_secret.empty() && !is_dns_subdomain(options.git_secret))
     problems.push_back({"", 0, "--git-secret", "\"" + options.git_secret + "\" is not a valid Secret name"});
+  if (!options.verify_secret.empty() && !is_dns_subdomain(options.verify_secret))
+    problems.push_back(
+        {"", 0, "--verify-secret", "\"" + options.verify_secret + "\" is not a valid Secret name"});
+  bool verifies = options.verify_commits && (options.verify_ssh || options.verify_gpg);
+  if (!options.verify_secret.empty() && !verifies)
+    problems.push_back(
+        {"", 0, "--verify-secret",
+         "needs --verify-commits with --verify-allowed-signers and/or --verify-gpg-keyring: the "
+         "files this install verifies with name which keys of the Secret the runs use"});
+  if (verifies && options.verify_secret.empty())
+    problems.push_back({"", 0, "--verify-commits",
+                        "the CronJob's runs would not verify: give --verify-secret NAME, a Secret holding "
+                        "allowed_signers and/or keyring.gpg"});
   if (!options.sops_age_secret.empty() && !is_dns_subdomain(options.sops_age_secret))
     problems.push_back(
         {"", 0, "--sops-age-secret", "\"" + options.sops_age_secret + "\" is not a valid Secret name"});

@@ -25,6 +25,12 @@ struct InstallOptions {
   // A Secret (by name) whose key `age.agekey` holds the age identity that
   // decrypts the source's SOPS files; mounted read-only, never read through the API.
   std::string sops_age_secret;
+  // Commit verification in the runs: the trust files come from a Secret (by
+  // name) with keys `allowed_signers` (SSH) and/or `keyring.gpg` (OpenPGP),
+  // whichever this install verifies with itself.
+  bool verify_commits = false;
+  bool verify_ssh = false, verify_gpg = false;
+  std::string verify_secret;
 };
 
 // The paths inside the CronJob's container.
@@ -32,6 +38,9 @@ inline constexpr const char* k_config_dir = "/etc/opctl/config";
 inline constexpr const char* k_git_dir = "/etc/opctl/git";
 inline constexpr const char* k_sops_age_dir = "/etc/opctl/sops-age";
 inline constexpr const char* k_sops_age_key = "age.agekey";
+inline constexpr const char* k_verify_dir = "/etc/opctl/verify";
+inline constexpr const char* k_allowed_signers_key = "allowed_signers";
+inline constexpr const char* k_gpg_keyring_key = "keyring.gpg";
 inline constexpr const char* k_cache_dir = "/var/cache/opctl";
 
 // opctl.yaml for a set that has none: names the Lease and ApplySet parent

@@ -16,6 +16,7 @@ import uuid
 import pytest
 
 from git_servers import HttpGitServer, SshGitServer, Upstream
+from signing_support import SshSigner
 from sops_support import AgeKey, digest, require_no_plaintext, secret, sops_bin, sops_encrypt  # noqa: F401 (a fixture)
 
 INSTALL_NAMESPACE = "opctl-system"
@@ -201,6 +202,37 @@ def test_a_sops_secret_is_decrypted_in_the_cronjob_with_the_age_identity_of_a_mo
                     "items": [{"key": "age.agekey", "path": "age.agekey"}]} in [v.get("secret") for v in volumes]
     finally:
         cluster.kubectl("delete", "secret", age_secret, "-n", INSTALL_NAMESPACE, "--ignore-not-found", check=False)
+
+
+def test_the_cronjob_verifies_commit_signatures_with_the_allowed_signers_of_a_mounted_secret(cluster, tmp_path,
+                                                                                             installed):
+    signer = SshSigner(tmp_path / "keys", "alice@example.com")
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(signer.allowed_signers_line())
+    upstream = installed.upstream
+    upstream._write({"apps/cm.yaml": configmap("greeting", installed.app, "signed")})
+    upstream._run("add", "-A")
+    upstream._run(*signer.git_config, "commit", "-q", "-S", "-m", "signed by alice")
+    upstream._run("push", "-q", "origin", "main")
+    verify_secret = f"verify-{installed.name}"
+    cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
+    cluster.kubectl("create", "secret", "generic", verify_secret, "-n", INSTALL_NAMESPACE,
+                    f"--from-file=allowed_signers={allowed}")
+    try:
+        extra = ("--verify-commits", "--verify-allowed-signers", str(allowed), "--verify-secret", verify_secret)
+        with installed.served_over_http(tmp_path, extra):
+            log = installed.run()
+            assert installed.value() == "signed", log
+
+            # An unsigned commit on top: the run fails, names the commit, and applies nothing.
+            unsigned = installed.upstream.commit({"apps/cm.yaml": configmap("greeting", installed.app, "unsigned")},
+                                                 "not signed")
+            log = installed.run(succeed=False)
+            assert unsigned[:7] in log and "unsigned" in log, log
+            assert installed.value() == "signed", log
+    finally:
+        cluster.kubectl("delete", "secret", verify_secret, "-n", INSTALL_NAMESPACE, "--ignore-not-found",
+                        check=False)
 
 
 def test_the_cronjob_fetches_over_ssh_with_the_secrets_key_and_known_hosts(cluster, tmp_path, installed):

@@ -57,8 +57,9 @@ cli::RevisionDiffReport report() {
       config_map("kept", "1", "repo@bbbbbbb:prod/kept.yaml"),
       config_map("new", "1", "repo@bbbbbbb:charts/web/templates/cm.yaml (helm release web)"), secret("new")};
   source::SourceRevision from{
-      "https://git.example/ops.git", "main", std::string(40, 'a'), "", "", "", "prod"};
-  source::SourceRevision to{"https://git.example/ops.git", "pr-42", std::string(40, 'b'), "", "", "", "prod"};
+      "https://git.example/ops.git", "main", std::string(40, 'a'), "", "", "", "prod", {}};
+  source::SourceRevision to{
+      "https://git.example/ops.git", "pr-42", std::string(40, 'b'), "", "", "", "prod", {}};
   return {from, to, diff::compare_revisions(base, head, {}), std::nullopt};
 }
 

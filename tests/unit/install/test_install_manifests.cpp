@@ -116,6 +116,41 @@ TEST_CASE("given an age Secret we should mount only its identity and pass its pa
   CHECK(problems[0].field == "--sops-age-secret");
 }
 
+TEST_CASE("given commit verification we should mount the trust files the install verifies with",
+          "[install]") {
+  auto install = options();
+  install.verify_commits = true;
+  install.verify_ssh = true;
+  install.verify_secret = "ops-trust";
+  CHECK(opctl::install::option_problems(install).empty());
+  auto args = opctl::install::reconcile_args(install);
+  auto flag = std::find(args.begin(), args.end(), "--verify-allowed-signers");
+  REQUIRE(flag != args.end());
+  CHECK(*(flag + 1) == "/etc/opctl/verify/allowed_signers");
+  CHECK(std::find(args.begin(), args.end(), "--verify-commits") != args.end());
+  CHECK(std::find(args.begin(), args.end(), "--verify-gpg-keyring") == args.end());
+  Json pod = opctl::install::cron_job(install)["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  Json items;
+  for (const auto& volume : pod["volumes"])
+    if (volume["name"] == "verify") items = volume["secret"]["items"];
+  CHECK(items == Json::parse(R"([{"key": "allowed_signers", "path": "allowed_signers"}])"));
+
+  install.verify_gpg = true;
+  args = opctl::install::reconcile_args(install);
+  CHECK(std::find(args.begin(), args.end(), "/etc/opctl/verify/keyring.gpg") != args.end());
+
+  auto unverified = options();
+  unverified.verify_secret = "ops-trust";
+  auto problems = opctl::install::option_problems(unverified);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "--verify-secret");
+  auto no_secret = options();
+  no_secret.verify_commits = no_secret.verify_gpg = true;
+  problems = opctl::install::option_problems(no_secret);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "--verify-commits");
+}
+
 TEST_CASE("given bad options we should name each flag", "[install]") {
   auto install = options();
   install.schedule = "every day";
