@@ -5,39 +5,17 @@
 // and review the change to the golden files like any other.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
 #include "diff/object_diff.hpp"
 #include "diff_render.hpp"
+#include "support/golden.hpp"
 
 using namespace opctl;
 using diff::Change;
 using diff::ObjectDiff;
 using model::Json;
+using opctl::testing::check_golden;
 
 namespace {
-
-std::filesystem::path golden_dir() {
-  return std::filesystem::path(OPCTL_TEST_DATA_DIR).parent_path() / "cli" / "golden";
-}
-
-void check_golden(const std::string& name, const std::string& actual) {
-  auto path = golden_dir() / name;
-  const char* update = std::getenv("OPCTL_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  INFO("golden file " << path.string() << " (OPCTL_UPDATE_GOLDEN=1 rewrites it)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
-}
 
 Json object(const std::string& api_version, const std::string& kind, const std::string& name, Json rest) {
   Json body = {{"apiVersion", api_version}, {"kind", kind}, {"metadata", {{"name", name}, {"namespace", "shop"}}}};

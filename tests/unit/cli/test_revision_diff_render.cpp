@@ -3,34 +3,17 @@
 // Secret changed, one unchanged), with and without the cluster part. Rewrite
 // the files with OPCTL_UPDATE_GOLDEN=1 opctl_tests "[golden]" and review them.
 #include <catch2/catch.hpp>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "diff/revision_diff.hpp"
 #include "revision_diff_render.hpp"
+#include "support/golden.hpp"
 
 using namespace opctl;
 using model::Json;
 using model::Object;
+using opctl::testing::check_golden;
 
 namespace {
-
-void check_golden(const std::string& name, const std::string& actual) {
-  auto path = std::filesystem::path(OPCTL_TEST_DATA_DIR).parent_path() / "cli" / "golden" / name;
-  const char* update = std::getenv("OPCTL_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  INFO("golden file " << path.string() << " (OPCTL_UPDATE_GOLDEN=1 rewrites it)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
-}
 
 Object config_map(const std::string& name, const std::string& value, const std::string& file) {
   return Object({{"apiVersion", "v1"},

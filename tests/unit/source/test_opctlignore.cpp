@@ -4,6 +4,7 @@
 #include <map>
 
 #include "source/manifest_tree.hpp"
+#include "support/memory_tree.hpp"
 #include "source/opctlignore.hpp"
 
 using opctl::source::CollectOptions;
@@ -12,6 +13,8 @@ using opctl::source::IgnoreRules;
 using opctl::source::glob_segment_match;
 
 namespace {
+
+using opctl::testing::MemoryTree;
 
 struct Case {
   const char* rules;
@@ -25,32 +28,6 @@ bool ignored(const char* rules, const char* path, bool is_directory = false) {
   ignore.add(rules);
   return ignore.ignored(path, is_directory);
 }
-
-// A tree held in memory: path -> content; directories are implied by the paths.
-class MemoryTree : public FileTree {
- public:
-  explicit MemoryTree(std::map<std::string, std::string> files) : files_(std::move(files)) {}
-
-  std::vector<Entry> list(const std::string& directory) const override {
-    std::map<std::string, Kind> names;
-    std::string prefix = directory.empty() ? "" : directory + "/";
-    for (const auto& [path, content] : files_) {
-      if (!path.starts_with(prefix)) continue;
-      std::string rest = path.substr(prefix.size());
-      auto slash = rest.find('/');
-      names[rest.substr(0, slash)] = slash == std::string::npos ? Kind::file : Kind::directory;
-    }
-    std::vector<Entry> entries;
-    for (const auto& [name, kind] : names) entries.push_back({name, kind});
-    return entries;
-  }
-  std::string read(const std::string& path) const override { return files_.at(path); }
-  std::filesystem::path on_disk(const std::string& directory) override { return "/disk/" + directory; }
-  std::string display(const std::string& path) const override { return "repo@abc:" + path; }
-
- private:
-  std::map<std::string, std::string> files_;
-};
 
 std::vector<std::string> collected(MemoryTree tree, const std::string& root) {
   CollectOptions options{opctl::source::load_ignore_rules(tree, root),
