@@ -11,6 +11,8 @@ namespace opctl::cli {
 
 std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(CommonOptions& options) {
   source::SourceOptions source_options = options.source;
+  // Bound again to these options: a copy of CommonOptions (diff --base's base
+  // revision) still carries the hook finish_source_options bound to the original.
   source_options.helm_settings_of = [&options](const auto& files) {
     return helm_settings_of(options, files);
   };
