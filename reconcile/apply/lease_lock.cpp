@@ -54,13 +54,13 @@ std::optional<SystemClock::time_point> parse_micro_time(const std::string& text)
 }
 
 LeaseLock::LeaseLock(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings,
-                     std::unique_ptr<LeaseClock> clock)
+                     std::unique_ptr<Clock> clock)
     : transport_(std::move(transport)),
       settings_(std::move(settings)),
-      clock_(clock ? std::move(clock) : std::make_unique<SystemLeaseClock>()) {}
+      clock_(clock ? std::move(clock) : std::make_unique<SystemClock>()) {}
 
 std::unique_ptr<LeaseLock> LeaseLock::acquire(std::unique_ptr<kube::HttpTransport> transport,
-                                              LeaseSettings settings, std::unique_ptr<LeaseClock> clock) {
+                                              LeaseSettings settings, std::unique_ptr<Clock> clock) {
   std::unique_ptr<LeaseLock> lock(new LeaseLock(std::move(transport), std::move(settings), std::move(clock)));
   lock->take();
   if (lock->settings_.renew_in_background)

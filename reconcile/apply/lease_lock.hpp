@@ -15,6 +15,7 @@
 
 #include "kube/api_error.hpp"
 #include "kube/http_transport.hpp"
+#include "model/clock.hpp"
 #include "model/error.hpp"
 #include "model/object.hpp"
 
@@ -26,23 +27,6 @@ struct LeaseSettings {
   std::string holder;          // host (or pod) "/" pid
   std::chrono::seconds duration{60};
   bool renew_in_background = true;  // off in unit tests, which call ensure_held by hand
-};
-
-// The time the lock reads: how long since its last renewal (steady) and the
-// renewTime it writes (wall). Behind an interface so tests can move time.
-class LeaseClock {
- public:
-  virtual ~LeaseClock() = default;
-  virtual std::chrono::steady_clock::time_point steady_now() const = 0;
-  virtual std::chrono::system_clock::time_point wall_now() const = 0;
-};
-
-class SystemLeaseClock : public LeaseClock {
- public:
-  std::chrono::steady_clock::time_point steady_now() const override {
-    return std::chrono::steady_clock::now();
-  }
-  std::chrono::system_clock::time_point wall_now() const override { return std::chrono::system_clock::now(); }
 };
 
 // The pass can no longer prove it holds the Lease: it must stop writing.
@@ -61,7 +45,7 @@ class LeaseLock {
   // renewal thread); `clock` defaults to the system clocks.
   static std::unique_ptr<LeaseLock> acquire(std::unique_ptr<kube::HttpTransport> transport,
                                             LeaseSettings settings,
-                                            std::unique_ptr<LeaseClock> clock = nullptr);
+                                            std::unique_ptr<Clock> clock = nullptr);
 
   // Stops renewing and releases the lease (when still held) so the next run
   // need not wait.
@@ -80,7 +64,7 @@ class LeaseLock {
 
  private:
   LeaseLock(std::unique_ptr<kube::HttpTransport> transport, LeaseSettings settings,
-            std::unique_ptr<LeaseClock> clock);
+            std::unique_ptr<Clock> clock);
   void take();
   void renew();
   void after_conflict(const std::string& written_renew_time);
@@ -91,7 +75,7 @@ class LeaseLock {
 
   std::unique_ptr<kube::HttpTransport> transport_;
   LeaseSettings settings_;
-  std::unique_ptr<LeaseClock> clock_;
+  std::unique_ptr<Clock> clock_;
   model::Json current_;  // the Lease as last written (its resourceVersion included)
   std::chrono::steady_clock::time_point renewed_at_;
   std::string last_error_;  // of the last failed renewal, for the message

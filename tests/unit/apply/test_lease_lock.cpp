@@ -8,7 +8,6 @@
 #include "apply/lease_lock.hpp"
 #include "kube/http_transport.hpp"
 
-using opctl::apply::LeaseClock;
 using opctl::apply::LeaseLock;
 using opctl::apply::LeaseLostError;
 using opctl::apply::LeaseSettings;
@@ -28,11 +27,13 @@ struct FakeTime {
   }
 };
 
-class FakeClock : public LeaseClock {
+// The lock owns its clock; the test keeps the time it reads.
+class FakeClock : public opctl::Clock {
  public:
   explicit FakeClock(const FakeTime& time) : time_(time) {}
   std::chrono::steady_clock::time_point steady_now() const override { return time_.steady; }
   std::chrono::system_clock::time_point wall_now() const override { return time_.wall; }
+  void sleep_for(std::chrono::milliseconds) const override {}  // the lock never sleeps on it
 
  private:
   const FakeTime& time_;
