@@ -7,7 +7,7 @@ namespace opctl::cli {
 CustomKinds::CustomKinds(const CommonOptions& options, const std::vector<model::Object>& objects,
                          const std::function<void(const std::string&)>& warn)
     : registry_(kinds::make_registry(options.config.kinds)),
-      clock_(kinds::system_clock()),
+      clock_(std::make_unique<SystemClock>()),
       random_(kinds::system_random()) {
   auto findings = registry_.check(objects);
   if (!findings.errors.empty()) throw InvalidInputError(std::move(findings.errors));

@@ -32,7 +32,7 @@ class CustomKinds {
  private:
   kinds::KindRegistry registry_;
   std::vector<model::Object> resources_;  // the custom resources of the desired set
-  std::unique_ptr<kinds::Clock> clock_;
+  std::unique_ptr<Clock> clock_;
   std::unique_ptr<kinds::RandomSource> random_;
 };
 

@@ -59,7 +59,6 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
     if (!parsed) throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
     pass.timeout = *parsed;
   }
-  pass.default_namespace = desired.connection.default_namespace(common);
   pass.apply.force = common.force_conflicts;
   pass.dry_run = options.dry_run;
   pass.prune = common.prune;

@@ -10,54 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "apply/health_rules.hpp"
+#include "apply/pass_report.hpp"
 #include "diff/ignore_rules.hpp"
 #include "kube/api_client.hpp"
+#include "model/clock.hpp"
 #include "model/object.hpp"
 #include "plan/applyset.hpp"
 
 namespace opctl::apply {
-
-enum class Action {
-  created,
-  configured,
-  unchanged,
-  pruned,
-  kept,     // would be pruned, but prune is disabled for it
-  failed,   // the request failed
-  skipped,  // not attempted: an earlier wave failed or timed out, or the pass was interrupted
-  planned_create,
-  planned_update,
-  planned_prune,  // --dry-run
-};
-
-const char* to_string(Action action);
-
-struct ObjectOutcome {
-  model::ObjectKey key;
-  std::string api_version;
-  model::SourceLocation location;
-  long wave = 0;
-  Action action = Action::failed;
-  std::string message;
-  std::optional<HealthStatus> health;  // with --wait
-};
-
-// interrupted: SIGTERM/SIGINT; the pass finished the batch in flight and stopped.
-enum class PassResult { succeeded, failed, timed_out, unhealthy, interrupted };
-
-const char* to_string(PassResult result);
-
-struct PassReport {
-  std::vector<ObjectOutcome> outcomes;
-  PassResult result = PassResult::succeeded;
-  std::string message;  // why the pass did not succeed
-  std::chrono::system_clock::time_point started;
-  std::chrono::milliseconds duration{0};
-  bool dry_run = false;
-
-  std::size_t count(Action action) const;
-};
 
 // What the pass reports as it goes (progress lines).
 struct PassEvents {
@@ -68,7 +28,6 @@ struct PassEvents {
 };
 
 struct PassOptions {
-  std::string default_namespace = "default";
   kube::ApplyOptions apply;
   bool dry_run = false;
   bool prune = false;
@@ -97,6 +56,8 @@ struct PassOptions {
   // True once the pass should stop (SIGTERM/SIGINT): checked before every
   // batch of writes; the pass then records itself interrupted and returns.
   std::function<bool()> stop_requested;
+  // Where the pass reads the time and sleeps; null: the system clock.
+  const Clock* clock = nullptr;
 };
 
 // Resolves each object's resource and fills in the default namespace for

@@ -2,18 +2,12 @@
 
 #include "diff/field_ownership.hpp"
 #include "diff/local_apply.hpp"
+#include "diff/normalize.hpp"
 
 namespace opctl::apply {
 
 using model::Json;
 using model::Object;
-
-void carry_source_annotation(Object& desired, const Json* live) {
-  if (live == nullptr || desired.annotation(diff::k_source_annotation).empty()) return;
-  Json::json_pointer pointer = Json::json_pointer("/metadata/annotations") / diff::k_source_annotation;
-  if (live->contains(pointer) && live->at(pointer).is_string())
-    desired.set_annotation(diff::k_source_annotation, live->at(pointer).get<std::string>());
-}
 
 namespace {
 
@@ -58,7 +52,7 @@ class DiffPass {
     }
     const Json* current = live_.find(original.key());
     Object object = original;  // a copy for this step only: at N = 5000, copies of all add tens of MiB
-    carry_source_annotation(object, current);
+    diff::carry_source_annotation(object, current);
     bool ignored = object.annotation(k_diff_ignore_annotation) == k_diff_ignore_value;
     if (current != nullptr && (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
       result_.diffs[i] = unchanged(i);

@@ -35,8 +35,4 @@ struct DiffPassResult {
 DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<model::Object>& desired,
                                  const LiveState& live, const DiffPassOptions& options);
 
-// Gives `desired` the opctl.io/source annotation live already has, so that a
-// new commit does not by itself count as a change to every object.
-void carry_source_annotation(model::Object& desired, const model::Json* live);
-
 }  // namespace opctl::apply

@@ -18,4 +18,11 @@ model::Json normalize(const model::Json& object) {
   return result;
 }
 
+void carry_source_annotation(model::Object& desired, const model::Json* live) {
+  if (live == nullptr || desired.annotation(k_source_annotation).empty()) return;
+  auto pointer = model::Json::json_pointer("/metadata/annotations") / k_source_annotation;
+  if (live->contains(pointer) && live->at(pointer).is_string())
+    desired.set_annotation(k_source_annotation, live->at(pointer).get<std::string>());
+}
+
 }  // namespace opctl::diff

@@ -15,4 +15,8 @@ inline constexpr const char* k_diff_annotation = "opctl.io/diff";
 // empty by that.
 model::Json normalize(const model::Json& object);
 
+// Gives `desired` the opctl.io/source annotation live already has, so that a
+// new commit does not by itself count as a change to every object.
+void carry_source_annotation(model::Object& desired, const model::Json* live);
+
 }  // namespace opctl::diff

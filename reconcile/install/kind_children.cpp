@@ -4,11 +4,11 @@ namespace opctl::install {
 namespace {
 
 // Fixed side effects: only the children's kinds, names and rules matter here.
-class FixedClock : public kinds::Clock {
+class FixedClock : public Clock {
  public:
-  std::chrono::system_clock::time_point now() const override {
-    return std::chrono::system_clock::time_point{};
-  }
+  std::chrono::steady_clock::time_point steady_now() const override { return {}; }
+  std::chrono::system_clock::time_point wall_now() const override { return {}; }
+  void sleep_for(std::chrono::milliseconds) const override {}
 };
 
 class FixedRandom : public kinds::RandomSource {

@@ -1,4 +1,4 @@
-// The production Clock and RandomSource: the system clock, and tokens drawn
+// The production RandomSource: tokens drawn
 // from the kernel's CSPRNG (getrandom) with rejection sampling, so every
 // character of the alphabet is equally likely.
 #include <sys/random.h>
@@ -13,11 +13,6 @@ namespace opctl::kinds {
 namespace {
 
 constexpr std::string_view k_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-class SystemClock : public Clock {
- public:
-  std::chrono::system_clock::time_point now() const override { return std::chrono::system_clock::now(); }
-};
 
 class SystemRandom : public RandomSource {
  public:
@@ -49,7 +44,6 @@ class SystemRandom : public RandomSource {
 
 }  // namespace
 
-std::unique_ptr<Clock> system_clock() { return std::make_unique<SystemClock>(); }
 std::unique_ptr<RandomSource> system_random() { return std::make_unique<SystemRandom>(); }
 
 }  // namespace opctl::kinds

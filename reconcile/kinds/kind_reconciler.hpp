@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/clock.hpp"
 #include "model/error.hpp"
 #include "model/object.hpp"
 
@@ -33,12 +34,8 @@ inline constexpr const char* k_create_only_annotation = "opctl.io/create-only";
 // why it is deleted, for the run report (never written to the cluster).
 inline constexpr const char* k_deletion_reason_annotation = "opctl.io/deletion-reason";
 
-// Side effects a reconciler may need, behind interfaces so unit tests can fix them.
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual std::chrono::system_clock::time_point now() const = 0;
-};
+// Side effects a reconciler may need, behind interfaces so unit tests can fix
+// them. The time is opctl::Clock (model/clock.hpp), as everywhere.
 
 class RandomSource {
  public:
@@ -47,7 +44,6 @@ class RandomSource {
   virtual std::string token(std::size_t length) = 0;
 };
 
-std::unique_ptr<Clock> system_clock();
 std::unique_ptr<RandomSource> system_random();
 
 struct Observed {

@@ -25,6 +25,7 @@
 
 #include "apply/apply_pass.hpp"
 #include "kinds/kind_registry.hpp"
+#include "kinds/resource_pass.hpp"
 #include "kube/api_client.hpp"
 
 namespace opctl::kinds {
@@ -39,6 +40,8 @@ struct RunnerOptions {
   // True once the run should stop (SIGTERM/SIGINT): no further resource is
   // started and the wait ends.
   std::function<bool()> stop_requested;
+  // Where the rounds read the time and sleep; null: the system clock.
+  const Clock* clock = nullptr;
 };
 
 class KindRunner {
@@ -50,16 +53,12 @@ class KindRunner {
   void run(const std::vector<model::Object>& desired, apply::PassReport& report);
 
  private:
-  struct Target;
-  struct TargetState;
-  class ResourcePass;
-
-  std::vector<Target> targets(const std::vector<model::Object>& desired);
-  void finalizing_members(std::vector<Target>& found);
-  void record_parent(const Target& target, TargetState& state, apply::PassReport& report);
+  std::vector<RunnerTarget> targets(const std::vector<model::Object>& desired);
+  void finalizing_members(std::vector<RunnerTarget>& found);
+  void record_parent(const RunnerTarget& target, TargetState& state, apply::PassReport& report);
   bool stopping() const { return options_.stop_requested && options_.stop_requested(); }
-  void settle(const std::vector<Target>& targets, std::vector<TargetState>& states, apply::PassReport& report,
-              bool timed_out);
+  // Sleeps until `wake`, waking early when the run should stop.
+  void sleep_until(std::chrono::steady_clock::time_point wake, const Clock& clock) const;
 
   kube::ApiClient& client_;
   const KindRegistry& registry_;

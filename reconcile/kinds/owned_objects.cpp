@@ -92,10 +92,4 @@ Json status_body(const ParentRef& parent, const Json& status) {
           {"status", status}};
 }
 
-model::ObjectKey key_of(const Json& object) {
-  auto gvk = model::GroupVersionKind::from(object.value("apiVersion", ""), object.value("kind", ""));
-  const Json& metadata = metadata_of(object);
-  return {gvk.group, gvk.kind, metadata.value("namespace", ""), metadata.value("name", "")};
-}
-
 }  // namespace opctl::kinds

@@ -44,7 +44,4 @@ std::set<std::string> managed_finalizers(const model::Json& live, const std::str
 model::Json finalizer_body(const ParentRef& parent, const std::vector<std::string>& finalizers);
 model::Json status_body(const ParentRef& parent, const model::Json& status);
 
-// "group/Kind namespace/name"-style identity of a live object.
-model::ObjectKey key_of(const model::Json& object);
-
 }  // namespace opctl::kinds

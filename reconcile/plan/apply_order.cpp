@@ -38,6 +38,8 @@ const std::set<std::string>& builtin_groups() {
   return groups;
 }
 
+}  // namespace
+
 long wave_of(const model::Object& object) {
   std::string text = object.annotation(k_wave_annotation);
   if (text.empty()) return 0;
@@ -51,7 +53,14 @@ long wave_of(const model::Object& object) {
   return wave;
 }
 
-}  // namespace
+long wave_of_live(const model::Json& live) {
+  auto pointer = model::Json::json_pointer("/metadata/annotations") / k_wave_annotation;
+  if (!live.contains(pointer) || !live.at(pointer).is_string()) return 0;
+  const std::string& text = live.at(pointer).get_ref<const std::string&>();
+  long wave = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), wave);
+  return error == std::errc() && end == text.data() + text.size() ? wave : 0;
+}
 
 bool is_custom_kind(const model::GroupVersionKind& gvk) { return !builtin_groups().contains(gvk.group); }
 

@@ -15,6 +15,14 @@ inline constexpr const char* k_wave_annotation = "opctl.io/wave";
 // The rank of a kind inside a wave; lower is applied first.
 int kind_rank(const model::GroupVersionKind& gvk);
 
+// The object's opctl.io/wave (0 without one). Throws InvalidInputError
+// naming the file and line when it is not an integer.
+long wave_of(const model::Object& object);
+
+// The wave a live object was applied in; 0 when it has none or it is not an
+// integer (a live object is never refused for it).
+long wave_of_live(const model::Json& live);
+
 // True for kinds that no built-in API group serves.
 bool is_custom_kind(const model::GroupVersionKind& gvk);
 

@@ -30,16 +30,7 @@ std::vector<PruneCandidate> prune_candidates(const std::vector<model::Json>& mem
   }
   auto rank = [](const PruneCandidate& candidate) {
     auto gvk = model::GroupVersionKind::from(candidate.live.value("apiVersion", ""), candidate.key.kind);
-    long wave = 0;
-    auto annotations = candidate.live["metadata"].value("annotations", model::Json::object());
-    if (auto text = annotations.value(k_wave_annotation, ""); !text.empty()) {
-      try {
-        wave = std::stol(text);
-      } catch (const std::exception&) {
-        wave = 0;
-      }
-    }
-    return std::make_pair(wave, kind_rank(gvk));
+    return std::make_pair(wave_of_live(candidate.live), kind_rank(gvk));
   };
   std::stable_sort(candidates.begin(), candidates.end(), [&](const auto& a, const auto& b) {
     auto rank_a = rank(a), rank_b = rank(b);

@@ -92,7 +92,7 @@ Observation observe(const Observed& observed, const std::string& name, const std
 
 class Pass {
  public:
-  Pass(const Observed& observed, Context& context) : observed_(observed), now_(context.clock.now()) {}
+  Pass(const Observed& observed, Context& context) : observed_(observed), now_(context.clock.wall_now()) {}
 
   ReconcileResult run() {
     const Json& parent = observed_.parent;

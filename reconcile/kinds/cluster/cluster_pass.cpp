@@ -25,7 +25,7 @@ ClusterPass::ClusterPass(const ClusterSpec& spec, const Observed& observed, Cont
     : spec_(spec),
       observed_(observed),
       context_(context),
-      now_(context.clock.now()),
+      now_(context.clock.wall_now()),
       view_(observe_cluster(spec.name, observed.children)),
       status_(ClusterStatus::from_json(observed.parent.value("status", Json::object()))) {}
 

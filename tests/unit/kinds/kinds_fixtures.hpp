@@ -7,17 +7,14 @@
 #include "kinds/kind_reconciler.hpp"
 #include "kinds/kind_time.hpp"
 #include "model/yaml_document.hpp"
+#include "support/fake_clock.hpp"
 
 namespace opctl::kinds::test {
 
-class FixedClock : public Clock {
+class FixedClock : public opctl::testing::FakeClock {
  public:
-  explicit FixedClock(const std::string& now) : now_(*parse_time(now)) {}
-  std::chrono::system_clock::time_point now() const override { return now_; }
-  void set(const std::string& now) { now_ = *parse_time(now); }
-
- private:
-  std::chrono::system_clock::time_point now_;
+  explicit FixedClock(const std::string& now) { set(now); }
+  void set(const std::string& now) { set_wall(*parse_time(now)); }
 };
 
 class FixedRandom : public RandomSource {

@@ -23,6 +23,7 @@ class FakeClock : public Clock {
     steady_ += by;
     wall_ += by;
   }
+  void set_wall(std::chrono::system_clock::time_point wall) const { wall_ = wall; }
   std::chrono::milliseconds slept() const { return slept_; }
 
   // Runs after every sleep: a test changes the world "while" the code waits.

@@ -13,16 +13,15 @@
 #include "kinds/kind_reconciler.hpp"
 #include "kinds/kind_time.hpp"
 #include "model/object.hpp"
+#include "support/fake_clock.hpp"
 
 namespace cluster_test {
 
 using opctl::model::Json;
 
-class FixedClock : public opctl::kinds::Clock {
+class FixedClock : public opctl::testing::FakeClock {
  public:
-  std::chrono::system_clock::time_point now() const override { return now_; }
-  void advance(std::chrono::seconds by) { now_ += by; }
-  std::chrono::system_clock::time_point now_ = *opctl::kinds::parse_time("2026-11-29T16:00:00Z");
+  FixedClock() { set_wall(*opctl::kinds::parse_time("2026-11-29T16:00:00Z")); }
 };
 
 class CountingRandom : public opctl::kinds::RandomSource {

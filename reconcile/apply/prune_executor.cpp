@@ -1,0 +1,94 @@
+#include "apply/prune_executor.hpp"
+
+#include "apply/prune_guard.hpp"
+
+namespace opctl::apply {
+namespace {
+
+using plan::PlanStep;
+using plan::StepAction;
+
+// Why a Namespace or CRD must stay, or "".
+std::string guard_refusal(PassExecution& pass, const PlanStep& step) {
+  plan::PruneCandidate candidate{step.live, step.key, false, ""};
+  const auto& options = pass.options;
+  return prune_refusal(pass.client, candidate,
+                       {options.applyset.id(), options.prune_namespaces, options.prune_crds});
+}
+
+void keep(PassExecution& pass, PruneExecution& result, const PlanStep& step, const std::string& reason) {
+  result.kept.group_kinds.insert({step.key.group, step.key.kind});
+  if (!step.key.namespace_name.empty() && step.key.namespace_name != pass.options.applyset.namespace_name)
+    result.kept.namespaces.insert(step.key.namespace_name);
+  pass.record(step, Action::kept, reason);
+}
+
+}  // namespace
+
+PruneExecution execute_prune(PassExecution& pass) {
+  PruneExecution result;
+  for (const auto& step : pass.plan.steps)
+    if (step.action == StepAction::keep) keep(pass, result, step, step.reason);
+  for (const auto& batch : pass.plan.prune_batches) {
+    std::vector<const PlanStep*> sent;
+    std::vector<kube::HttpRequest> deletes;
+    for (auto index : batch) {
+      const PlanStep& step = pass.plan.steps[index];
+      if (pass.stop_now()) {
+        pass.record(step, Action::skipped, "not pruned: interrupted");
+        continue;
+      }
+      if (auto refusal = guard_refusal(pass, step); !refusal.empty()) {
+        keep(pass, result, step, refusal);
+        continue;
+      }
+      auto resource =
+          pass.client.mapper().find(model::GroupVersionKind::from(step.api_version, step.key.kind));
+      if (!resource) continue;
+      sent.push_back(&step);
+      deletes.push_back(guarded_delete(pass.client, *resource, step.live, pass.options.delete_propagation));
+    }
+    auto results = send_writes(pass.client, deletes, [&pass] { return pass.stop_now(); });
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+      if (i >= results.size()) {
+        pass.record(*sent[i], Action::skipped, "not pruned: interrupted");
+        continue;
+      }
+      auto outcome = delete_outcome(results[i]);
+      result.all_deleted = result.all_deleted && outcome.action != Action::failed;
+      pass.record(*sent[i], outcome.action,
+                  outcome.message.empty() ? "" : "prune (delete) failed: " + outcome.message);
+    }
+  }
+  if (!result.all_deleted) pass.fail(PassResult::failed, "some objects could not be pruned");
+  if (pass.report().result == PassResult::interrupted) result.all_deleted = false;
+  return result;
+}
+
+void report_plan(PassExecution& pass) {
+  for (const auto& step : pass.plan.steps) {
+    switch (step.action) {
+      case StepAction::create:
+        pass.record(step, Action::planned_create);
+        break;
+      case StepAction::update:
+        pass.record(step, Action::planned_update);
+        break;
+      case StepAction::unchanged:
+        pass.record(step, Action::unchanged);
+        break;
+      case StepAction::keep:
+        pass.record(step, Action::kept, step.reason);
+        break;
+      case StepAction::prune:
+        if (auto refusal = guard_refusal(pass, step); !refusal.empty()) {
+          pass.record(step, Action::kept, refusal);
+        } else {
+          pass.record(step, Action::planned_prune);
+        }
+        break;
+    }
+  }
+}
+
+}  // namespace opctl::apply

@@ -1,0 +1,147 @@
+#include "apply/wave_executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "apply/crd_wait.hpp"
+#include "apply/health_wait.hpp"
+
+namespace opctl::apply {
+namespace {
+
+using model::Json;
+using plan::PlanStep;
+
+std::string resource_version(const Json* object) {
+  return object == nullptr ? "" : object->value("/metadata/resourceVersion"_json_pointer, "");
+}
+
+}  // namespace
+
+void WaveExecutor::run(const plan::PlanWave& wave) {
+  std::size_t objects = 0;
+  for (const auto& batch : wave.batches)
+    objects += batch.steps.size();
+  const auto& events = pass_.options.events;
+  if (pass_.report().result == PassResult::succeeded && !pass_.stop_now() && events.on_wave_start)
+    events.on_wave_start(wave.wave, objects);
+  bool wave_ok = true;
+  for (const auto& batch : wave.batches) {
+    if (pass_.report().result != PassResult::succeeded || pass_.stop_now()) {
+      for (auto step : batch.steps)
+        pass_.record(pass_.plan.steps[step], Action::skipped, "not applied: " + pass_.report().message);
+      continue;
+    }
+    bool ok = apply_batch(batch);
+    if (ok && batch.waits_for_crds) ok = wait_for_crds(batch);
+    wave_ok = wave_ok && ok;
+  }
+  if (!wave_ok) pass_.fail(PassResult::failed, fmt::format("an object in wave {} failed", wave.wave));
+  if (pass_.report().result == PassResult::succeeded && pass_.options.wait) wait_for_health(wave);
+}
+
+// Applies one batch concurrently; false when any member failed.
+bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
+  bool all_ok = true;
+  std::vector<const PlanStep*> sent;
+  std::vector<kube::HttpRequest> applies;
+  for (auto index : batch.steps) {
+    const PlanStep& step = pass_.plan.steps[index];
+    if (!step.applies()) {
+      pass_.record(step, Action::unchanged);
+      continue;
+    }
+    const model::Object& object = pass_.plan.objects[step.object];
+    auto resource = pass_.client.mapper().find(object.gvk());
+    if (!resource) {
+      all_ok = false;
+      pass_.record(step, Action::failed,
+                   fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
+      continue;
+    }
+    sent.push_back(&step);
+    applies.push_back(pass_.client.apply_request(*resource, object, pass_.options.apply));
+  }
+  auto results = send_writes(pass_.client, applies, [this] { return pass_.stop_now(); });
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    if (i >= results.size()) {
+      pass_.record(*sent[i], Action::skipped, "not applied: " + pass_.report().message);
+      continue;
+    }
+    auto outcome = apply_outcome(results[i], pass_.live.find(sent[i]->key));
+    all_ok = all_ok && outcome.action != Action::failed;
+    pass_.record(*sent[i], outcome.action, std::move(outcome.message));
+    // Only a CRD's answer is read again (Established, discovery); keeping every
+    // answer of a first apply would hold a copy of the whole set.
+    if (results[i].ok() && sent[i]->key.kind == "CustomResourceDefinition")
+      applied_crds_[sent[i]->key] = std::move(results[i].object);
+  }
+  return all_ok;
+}
+
+// A CRD as the server holds it after this pass: the apply's answer, or live
+// when the apply was a no-op; nullptr when it failed.
+const Json* WaveExecutor::crd_now(const model::ObjectKey& key) const {
+  if (auto found = applied_crds_.find(key); found != applied_crds_.end()) return &found->second;
+  return pass_.live.find(key);
+}
+
+bool WaveExecutor::wait_for_crds(const plan::ApplyBatch& batch) {
+  std::vector<CrdToWait> crds;
+  std::vector<const PlanStep*> steps;
+  for (auto index : batch.steps) {
+    const PlanStep& step = pass_.plan.steps[index];
+    auto resource = pass_.client.mapper().find(pass_.plan.objects[step.object].gvk());
+    if (!resource) continue;  // already failed
+    crds.push_back({step.key.name, *resource, crd_now(step.key)});
+    steps.push_back(&step);
+  }
+  auto deadline = std::min(pass_.deadline, pass_.clock.steady_now() + pass_.options.crd_established_timeout);
+  auto pending = wait_until_established(pass_.client, pass_.clock, crds, deadline);
+  for (auto i : pending)
+    pass_.amend(*steps[i], Action::failed, "CustomResourceDefinition did not become Established in time");
+  // Discovery changes only when a CRD did: a no-op pass keeps what it knows
+  // (a kind still missing later refreshes it anyway).
+  bool changed = std::any_of(steps.begin(), steps.end(), [&](const PlanStep* step) {
+    const Json* before = pass_.live.find(step->key);
+    const Json* after = crd_now(step->key);
+    return before == nullptr || after == nullptr || resource_version(before) != resource_version(after);
+  });
+  if (changed) pass_.client.mapper().invalidate();
+  return pending.empty();
+}
+
+void WaveExecutor::wait_for_health(const plan::PlanWave& wave) {
+  std::vector<WaitTarget> targets;
+  for (auto index : wave.health_waits) {
+    const PlanStep& step = pass_.plan.steps[index];
+    if (auto resource = pass_.client.mapper().find(pass_.plan.objects[step.object].gvk()))
+      targets.push_back({step.key, *resource});
+  }
+  WaitOptions wait;
+  wait.deadline = pass_.deadline;
+  wait.stop_requested = pass_.options.stop_requested;
+  wait.on_poll = [&](const auto& unhealthy) {
+    if (pass_.options.events.on_waiting) pass_.options.events.on_waiting(wave.wave, unhealthy);
+  };
+  WaitResult result = wait_until_healthy(pass_.client, targets, wait);
+  std::map<model::ObjectKey, HealthStatus> unhealthy(result.unhealthy.begin(), result.unhealthy.end());
+  for (auto& outcome : pass_.report().outcomes) {
+    if (outcome.wave != wave.wave) continue;
+    auto found = unhealthy.find(outcome.key);
+    outcome.health = found == unhealthy.end() ? HealthStatus{HealthState::healthy, ""} : found->second;
+  }
+  bool stopped = result.outcome == WaitResult::Outcome::stopped && pass_.stop_now();
+  if (result.outcome == WaitResult::Outcome::healthy || stopped) return;
+  std::vector<std::string> names;
+  for (const auto& [key, health] : result.unhealthy)
+    names.push_back(fmt::format("{} ({}: {})", key.to_string(), to_string(health.state), health.message));
+  bool timed_out = result.outcome == WaitResult::Outcome::timed_out;
+  pass_.fail(
+      timed_out ? PassResult::timed_out : PassResult::unhealthy,
+      fmt::format("{} in wave {}: {}", timed_out ? "timed out waiting for health" : "cannot become healthy",
+                  wave.wave, fmt::join(names, "; ")));
+}
+
+}  // namespace opctl::apply

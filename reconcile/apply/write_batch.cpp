@@ -1,0 +1,66 @@
+#include "apply/write_batch.hpp"
+
+#include <iterator>
+
+namespace opctl::apply {
+namespace {
+
+std::string resource_version(const model::Json& object) {
+  auto pointer = "/metadata/resourceVersion"_json_pointer;
+  return object.contains(pointer) && object.at(pointer).is_string() ? object.at(pointer).get<std::string>()
+                                                                    : "";
+}
+
+}  // namespace
+
+void OutcomeLog::record(ObjectOutcome outcome) {
+  report_.outcomes.push_back(std::move(outcome));
+  if (listener_) listener_(report_.outcomes.back());
+}
+
+WriteOutcome apply_outcome(const kube::ApiResult& result, const model::Json* before) {
+  if (!result.ok()) {
+    std::string message = result.status.describe();
+    if (result.status.reason == kube::ApiReason::conflict)
+      message +=
+          " (another field manager changed these fields: run with --force-conflicts to take them back, "
+          "or stop setting them in git)";
+    return {Action::failed, std::move(message)};
+  }
+  if (before == nullptr) return {Action::created, ""};
+  bool moved = resource_version(*before) != resource_version(result.object);
+  return {moved ? Action::configured : Action::unchanged, ""};
+}
+
+kube::HttpRequest guarded_delete(const kube::ApiClient& client, const kube::ResourceInfo& resource,
+                                 const model::Json& live, const std::string& propagation) {
+  const model::Json& metadata = live.at("metadata");
+  kube::DeleteOptions options;
+  options.propagation_policy = propagation;
+  options.precondition_uid = metadata.value("uid", "");
+  return client.delete_request(resource, metadata.value("namespace", ""), metadata.value("name", ""),
+                               options);
+}
+
+WriteOutcome delete_outcome(const kube::ApiResult& result) {
+  if (result.ok() || result.status.reason == kube::ApiReason::not_found) return {Action::pruned, ""};
+  return {Action::failed, result.status.describe()};
+}
+
+std::vector<kube::ApiResult> send_writes(kube::ApiClient& client,
+                                         const std::vector<kube::HttpRequest>& requests,
+                                         const std::function<bool()>& stop) {
+  std::vector<kube::ApiResult> results;
+  results.reserve(requests.size());
+  for (std::size_t from = 0; from < requests.size(); from += kube::ApiClient::k_write_chunk) {
+    if (stop && stop()) break;
+    auto to = std::min(requests.size(), from + kube::ApiClient::k_write_chunk);
+    auto part =
+        client.execute(std::vector<kube::HttpRequest>(requests.begin() + static_cast<std::ptrdiff_t>(from),
+                                                      requests.begin() + static_cast<std::ptrdiff_t>(to)));
+    std::move(part.begin(), part.end(), std::back_inserter(results));
+  }
+  return results;
+}
+
+}  // namespace opctl::apply

@@ -1,0 +1,55 @@
+// Sending writes and recording what they did: the one path the pass and the
+// custom-kind runner take for every apply and delete, so an outcome means the
+// same whoever wrote it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "apply/pass_report.hpp"
+#include "kube/api_client.hpp"
+
+namespace opctl::apply {
+
+// Adds outcomes to a report as they happen and tells the listener (the
+// progress lines), in that order.
+class OutcomeLog {
+ public:
+  OutcomeLog(PassReport& report, std::function<void(const ObjectOutcome&)> listener)
+      : report_(report), listener_(std::move(listener)) {}
+
+  void record(ObjectOutcome outcome);
+  PassReport& report() { return report_; }
+
+ private:
+  PassReport& report_;
+  std::function<void(const ObjectOutcome&)> listener_;
+};
+
+struct WriteOutcome {
+  Action action = Action::failed;
+  std::string message;  // why it failed
+};
+
+// What a server-side apply's answer means: created when the object was
+// absent (`before` null), configured when its resourceVersion moved,
+// unchanged when the server changed nothing; failed with the server's reason.
+WriteOutcome apply_outcome(const kube::ApiResult& result, const model::Json* before);
+
+// A delete of `live` with its uid as precondition, so an object deleted and
+// re-created under the same name by someone else is never deleted.
+kube::HttpRequest guarded_delete(const kube::ApiClient& client, const kube::ResourceInfo& resource,
+                                 const model::Json& live, const std::string& propagation);
+
+// A delete's answer: pruned when the server accepted it or the object is
+// already gone; failed with the server's reason.
+WriteOutcome delete_outcome(const kube::ApiResult& result);
+
+// Sends `requests` k_write_chunk at a time, asking `stop` before each chunk:
+// the answers of the requests sent, in order, fewer than asked once stopped.
+std::vector<kube::ApiResult> send_writes(kube::ApiClient& client,
+                                         const std::vector<kube::HttpRequest>& requests,
+                                         const std::function<bool()>& stop);
+
+}  // namespace opctl::apply

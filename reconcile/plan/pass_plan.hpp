@@ -1,0 +1,91 @@
+// A pass as data: every step it will take (create, update, unchanged, prune,
+// keep), each with its reason, wave and rank, and the waits between waves,
+// decided from the desired set and live state alone, without a request.
+// `opctl reconcile --dry-run` reports it as it is; apply/ executes it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "diff/ignore_rules.hpp"
+#include "model/object.hpp"
+
+namespace opctl::plan {
+
+enum class StepAction {
+  create,     // not in the cluster
+  update,     // applying it would change the live object
+  unchanged,  // applying it would change nothing: no request
+  prune,      // a member of the set no longer desired
+  keep,       // would be pruned, but opctl.io/prune: disabled
+};
+
+const char* to_string(StepAction action);
+
+struct PlanStep {
+  StepAction action = StepAction::unchanged;
+  model::ObjectKey key;
+  std::string api_version;
+  long wave = 0;
+  int rank = 0;
+  std::string reason;
+  // Apply steps: the object as it is sent, an index into PassPlan::objects.
+  std::size_t object = 0;
+  // Prune and keep steps: the live member (its uid guards the delete).
+  model::Json live;
+
+  bool applies() const { return action == StepAction::create || action == StepAction::update; }
+};
+
+// One (wave, kind rank) group of apply steps, sent concurrently.
+struct ApplyBatch {
+  int rank = 0;
+  std::vector<std::size_t> steps;  // indices into PassPlan::steps
+  // CRDs: the next batch may hold their custom resources, so the pass waits
+  // until they are Established and discovery serves them.
+  bool waits_for_crds = false;
+};
+
+struct PlanWave {
+  long wave = 0;
+  std::vector<ApplyBatch> batches;
+  // With --wait: the steps whose objects must be healthy before the next
+  // wave starts (every step of the wave but the kinds health skips).
+  std::vector<std::size_t> health_waits;
+};
+
+struct PassPlan {
+  // The desired objects as they are sent: fields opctl.yaml ignores keep
+  // their live values, opctl.io/source keeps its live value when nothing
+  // else changes (a pass where only the commit moved sends nothing).
+  std::vector<model::Object> objects;
+  // Apply steps in apply order, then prune and keep steps in deletion order.
+  std::vector<PlanStep> steps;
+  std::vector<PlanWave> waves;
+  // Prune steps in deletion order, one batch per kind rank: reverse apply
+  // order, custom resources and workloads before Namespaces and CRDs.
+  std::vector<std::vector<std::size_t>> prune_batches;
+
+  std::size_t count(StepAction action) const;
+};
+
+using LiveObjects = std::map<model::ObjectKey, model::Json>;
+
+struct PlanOptions {
+  std::string field_manager;
+  std::vector<diff::IgnoreRule> ignore_rules;
+  bool prune = false;
+  bool wait = false;
+  std::vector<std::pair<std::string, std::string>> skip_health;  // (group, kind)
+};
+
+// `desired`: the set's objects, labelled and with namespaces resolved;
+// `live`: the live objects of desired keys; `members`: the live members of
+// the set's inventory (read only when pruning). Throws InvalidInputError when
+// a wave annotation is not an integer.
+PassPlan make_pass_plan(std::vector<model::Object> desired, const LiveObjects& live,
+                        const std::vector<model::Json>& members, const PlanOptions& options);
+
+}  // namespace opctl::plan

@@ -1,0 +1,164 @@
+// The KindRunner's I/O against an in-memory apiserver and a fake clock: a
+// small Gadget kind makes one ConfigMap per spec.count and is Ready once it
+// sees them all. Rounds, requeues and deadlines move the fake clock only.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <chrono>
+
+#include "kinds/kind_registry.hpp"
+#include "kinds/kind_runner.hpp"
+#include "support/fake_apiserver.hpp"
+#include "support/fake_clock.hpp"
+
+using opctl::apply::Action;
+using opctl::apply::PassReport;
+using opctl::apply::PassResult;
+using opctl::model::GroupVersionKind;
+using opctl::model::Json;
+using opctl::model::Object;
+using namespace std::chrono_literals;
+namespace kinds = opctl::kinds;
+
+namespace {
+
+class GadgetReconciler : public kinds::KindReconciler {
+ public:
+  std::chrono::seconds requeue = 5s;
+  bool never_ready = false;
+
+  GroupVersionKind kind() const override { return {"example.com", "v1", "Gadget"}; }
+  std::vector<GroupVersionKind> child_kinds() const override { return {{"", "v1", "ConfigMap"}}; }
+  kinds::ReconcileResult reconcile(const kinds::Observed& observed, kinds::Context&) override {
+    kinds::ReconcileResult result;
+    const Json& parent = observed.parent;
+    int count = parent["spec"].value("count", 0);
+    for (int i = 0; i < count; ++i)
+      result.children.push_back(
+          {{"apiVersion", "v1"},
+           {"kind", "ConfigMap"},
+           {"metadata", {{"name", parent["metadata"].value("name", "") + "-" + std::to_string(i)}}},
+           {"data", {{"index", std::to_string(i)}}}});
+    bool ready = !never_ready && static_cast<int>(observed.children.size()) == count;
+    result.status = {{"children", observed.children.size()}};
+    result.conditions.push_back({"Ready", ready, ready ? "Made" : "Making", ""});
+    if (!ready) result.requeue_after = requeue;
+    return result;
+  }
+  std::vector<opctl::Problem> validate(const Object&) const override { return {}; }
+  Json custom_resource_definition() const override { return nullptr; }
+};
+
+struct Fixture {
+  opctl::testing::FakeApiServer server;
+  opctl::kube::RestMapper mapper{server};
+  opctl::kube::ApiClient client{server, mapper};
+  opctl::testing::FakeClock clock;
+  kinds::KindRegistry registry;
+  GadgetReconciler* gadgets = nullptr;
+  class NoRandom : public kinds::RandomSource {
+    std::string token(std::size_t length) override { return std::string(length, 'x'); }
+  } random;
+
+  Fixture() {
+    server.serve({"example.com", "v1", "Gadget", "gadgets", true});
+    auto reconciler = std::make_unique<GadgetReconciler>();
+    gadgets = reconciler.get();
+    registry.add(std::move(reconciler));
+  }
+
+  Object gadget(int count) {
+    Json body = {{"apiVersion", "example.com/v1"},
+                 {"kind", "Gadget"},
+                 {"metadata", {{"name", "g"}, {"namespace", "shop"}, {"generation", 3}}},
+                 {"spec", {{"count", count}}}};
+    if (auto live = server.get("example.com", "gadgets", "shop", "g")) {
+      (*live)["spec"] = body["spec"];
+      server.store(*live);
+    } else {
+      server.store(body);
+    }
+    return Object(body);
+  }
+
+  PassReport run(const Object& desired, bool wait, std::chrono::seconds timeout = 300s) {
+    kinds::RunnerOptions options;
+    options.wait = wait;
+    options.clock = &clock;
+    options.deadline = clock.steady_now() + timeout;
+    kinds::Context context{clock, random};
+    PassReport report;
+    kinds::KindRunner(client, registry, context, options).run({desired}, report);
+    return report;
+  }
+};
+
+std::size_t count(const PassReport& report, Action action, const std::string& kind) {
+  return static_cast<std::size_t>(std::count_if(
+      report.outcomes.begin(), report.outcomes.end(),
+      [&](const auto& outcome) { return outcome.action == action && outcome.key.kind == kind; }));
+}
+
+}  // namespace
+
+TEST_CASE("the runner applies the children, writes status, and waits on the clock for the next round",
+          "[kind_runner]") {
+  Fixture f;
+  auto report = f.run(f.gadget(2), true);
+  CHECK(report.result == PassResult::succeeded);
+  CHECK(count(report, Action::created, "ConfigMap") == 2);
+  // Round one could not see its children yet: it asked for 5 s, the clock moved, round two saw them.
+  CHECK(f.clock.slept() >= 5s);
+  CHECK(f.clock.slept() < 10s);
+  auto child = f.server.get("", "configmaps", "shop", "g-1");
+  REQUIRE(child);
+  auto parent = *f.server.get("example.com", "gadgets", "shop", "g");
+  CHECK((*child)["metadata"]["ownerReferences"][0]["uid"] == parent["metadata"]["uid"]);
+  CHECK((*child)["metadata"]["labels"]["opctl.io/owner-uid"] == parent["metadata"]["uid"]);
+  CHECK(parent["status"]["children"] == 2);
+  CHECK(parent["status"]["observedGeneration"] == 3);
+  CHECK_THAT(parent["status"]["conditions"].dump(),
+             Catch::Contains("\"Ready\"") && Catch::Contains("\"True\""));
+}
+
+TEST_CASE("owned children no longer wanted are deleted with their uid as precondition", "[kind_runner]") {
+  Fixture f;
+  f.run(f.gadget(2), false);
+  f.server.requests.clear();
+  auto report = f.run(f.gadget(1), false);
+  CHECK_FALSE(f.server.get("", "configmaps", "shop", "g-1"));
+  CHECK(f.server.get("", "configmaps", "shop", "g-0"));
+  REQUIRE(count(report, Action::pruned, "ConfigMap") == 1);
+  auto deleted = std::find_if(report.outcomes.begin(), report.outcomes.end(),
+                              [](const auto& outcome) { return outcome.action == Action::pruned; });
+  CHECK_THAT(deleted->message, Catch::Contains("no longer wanted by") && Catch::Contains("g"));
+  auto deletes = std::count_if(f.server.requests.begin(), f.server.requests.end(), [](const auto& request) {
+    return request.method == "DELETE" &&
+           request.body.find("\"preconditions\":{\"uid\":\"uid-") != std::string::npos;
+  });
+  CHECK(deletes == 1);
+}
+
+TEST_CASE("a resource not Ready by the deadline times the pass out without real waiting", "[kind_runner]") {
+  Fixture f;
+  f.gadgets->never_ready = true;
+  f.gadgets->requeue = 30s;
+  auto started = std::chrono::steady_clock::now();
+  auto report = f.run(f.gadget(1), true, 120s);
+  CHECK(std::chrono::steady_clock::now() - started < 5s);
+  CHECK(report.result == PassResult::timed_out);
+  CHECK_THAT(report.message,
+             Catch::Contains("timed out waiting for custom resources") && Catch::Contains("Gadget"));
+  CHECK(f.clock.slept() >= 90s);
+  CHECK(f.clock.slept() <= 120s);
+}
+
+TEST_CASE("a failed child write marks the resource failed and the pass failed", "[kind_runner]") {
+  Fixture f;
+  f.server.answer("PATCH /api/v1/namespaces/shop/configmaps/g-0", 422,
+                  R"({"kind":"Status","code":422,"reason":"Invalid","message":"data: Invalid value"})");
+  auto report = f.run(f.gadget(1), false);
+  CHECK(report.result == PassResult::failed);
+  CHECK(count(report, Action::failed, "ConfigMap") == 1);
+  CHECK(count(report, Action::failed, "Gadget") == 1);
+  CHECK_THAT(report.message, Catch::Contains("custom resources failed"));
+}
