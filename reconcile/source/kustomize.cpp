@@ -94,9 +94,11 @@ std::string render_kustomization(const fs::path& directory, const std::string& d
                                   std::to_string(k_render_timeout.count()) + " minutes and was killed");
   if (result.exit_code != 0) {
     // Name the directory as the user knows it, not where it was materialised.
+    // The search goes on after each replacement: a plain directory's display
+    // can be the directory itself, or contain it.
     std::string message = summarise_stderr(result.err);
     for (auto at = message.find(directory.string()); at != std::string::npos;
-         at = message.find(directory.string()))
+         at = message.find(directory.string(), at + display.size()))
       message.replace(at, directory.string().size(), display);
     kustomize_failed(display, command[0] + " " + command[1] + " failed: " + message);
   }

@@ -93,6 +93,16 @@ TEST_CASE("a failed render says what the program printed, naming the directory a
         "hint: check the path");
 }
 
+TEST_CASE("a failed render whose display is the directory itself is reported, not replaced forever",
+          "[kustomize]") {
+  // Given a plain directory typed as an absolute path, the display is the directory itself.
+  FakePath path;
+  path.program("kubectl", "#!/bin/sh\necho \"Error: $2 is broken\" >&2\nexit 1\n");
+  auto directory = path.kustomization().string();
+  CHECK(problem_of(directory, directory).message ==
+        "kubectl kustomize failed: Error: " + directory + " is broken");
+}
+
 TEST_CASE("a program that is found but cannot start says why", "[kustomize]") {
   FakePath path;
   path.program("kubectl", "#!/nonexistent/interpreter\n");
