@@ -9,15 +9,56 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
-
-#include "model/error.hpp"
+#include <utility>
 
 extern char** environ;
 
 namespace opctl::process {
 namespace {
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    reset(std::exchange(other.fd_, -1));
+    return *this;
+  }
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Pipe make_pipe(const std::string& program) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    throw ProcessError("cannot start " + program + ": cannot create a pipe: " + std::strerror(errno));
+  return {Fd(fds[0]), Fd(fds[1])};
+}
+
+// The child's side of every pipe; `status` carries errno back when exec fails
+// (it closes by itself, O_CLOEXEC, when exec succeeds).
+struct ChildPipes {
+  Pipe out, err, status;
+  Pipe in;  // both ends -1 when there is no input: stdin is /dev/null then
+};
 
 // The child's environment, built before fork: setenv after fork is not
 // async-signal-safe in a program with threads.
@@ -39,6 +80,53 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   out.push_back(nullptr);
   return out;
 }
+
+// In the forked child: async-signal-safe calls only, until exec. The signal
+// mask is cleared because exec keeps it: a signal blocked on the calling
+// thread (SIGPIPE, SIGTERM) would otherwise stay blocked in the program.
+[[noreturn]] void exec_child(char* const* args, char* const* env, const ChildPipes& pipes) {
+  setpgid(0, 0);  // its own group, so a timeout kills what it started too
+  dup2(pipes.out.write.get(), STDOUT_FILENO);
+  dup2(pipes.err.write.get(), STDERR_FILENO);
+  if (pipes.in.read.get() >= 0) {
+    dup2(pipes.in.read.get(), STDIN_FILENO);
+  } else if (int null_fd = ::open("/dev/null", O_RDONLY); null_fd >= 0) {
+    dup2(null_fd, STDIN_FILENO);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execvpe(args[0], args, env);
+  int code = errno;
+  ssize_t ignored = write(pipes.status.write.get(), &code, sizeof code);
+  (void)ignored;
+  _exit(127);
+}
+
+// The started child, killed with its group and reaped if we leave early (an
+// exception), so no stray process or zombie outlives a failed call.
+class Child {
+ public:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (pid_ <= 0) return;
+    kill_group();
+    wait();
+  }
+  void kill_group() const { kill(-pid_, SIGKILL); }
+  int wait() {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status;
+  }
+
+ private:
+  pid_t pid_;
+};
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -84,20 +172,15 @@ class SigpipeBlock {
 // The child's stdin while it is being written: the rest of the input goes in
 // as the child reads it, between reads of its output.
 struct PendingInput {
-  int fd = -1;  // -1 once everything is written (or the child stopped reading)
+  Fd fd;  // -1 once everything is written (or the child stopped reading)
   const std::string* text = nullptr;
   std::size_t written = 0;
-
-  void close_fd() {
-    if (fd >= 0) close(fd);
-    fd = -1;
-  }
 
   // Writes what the pipe takes without blocking; closes it when done or when
   // the child closed its end (EPIPE: it exits without reading, which is its business).
   void write_some() {
-    while (fd >= 0 && written < text->size()) {
-      ssize_t count = write(fd, text->data() + written, text->size() - written);
+    while (fd.get() >= 0 && written < text->size()) {
+      ssize_t count = write(fd.get(), text->data() + written, text->size() - written);
       if (count > 0) {
         written += std::size_t(count);
       } else if (count < 0 && errno == EINTR) {
@@ -107,112 +190,91 @@ struct PendingInput {
         break;
       }
     }
-    close_fd();
+    fd.reset();
   }
 };
 
+enum class Ending { finished, timed_out, output_exceeded };
+
 // Writes the input and reads both output pipes until they are closed, all in
 // one poll loop: a child that answers before it has read all of a large input
-// (or a chatty stderr) can never block us, nor we it. False when the deadline
-// came first (the pipes are closed then).
-bool exchange(int out_fd, int err_fd, PendingInput& input, SteadyClock::time_point deadline,
-              ProcessResult& result) {
-  std::array<pollfd, 3> fds{pollfd{out_fd, POLLIN, 0}, pollfd{err_fd, POLLIN, 0},
-                            pollfd{input.fd, POLLOUT, 0}};
+// (or a chatty stderr) can never block us, nor we it. The deadline is checked
+// on every round, not only when poll times out: a child that never stops
+// writing would otherwise never time out.
+Ending exchange(std::array<Fd*, 2> from, PendingInput& input, SteadyClock::time_point deadline,
+                const ProcessOptions& options, const std::string& program, ProcessResult& result) {
   std::array<std::string*, 2> into{&result.out, &result.err};
-  std::array<char, 4096> buffer;
-  int open_count = 2;
-  while (open_count > 0) {
-    fds[2].fd = input.fd;  // poll ignores a negative fd
-    int ready = poll(fds.data(), fds.size(), remaining_ms(deadline));
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (ready == 0) {
-      for (std::size_t i = 0; i < 2; ++i)
-        if (fds[i].fd >= 0) close(fds[i].fd);
-      input.close_fd();
-      return false;
-    }
+  std::array<char, 65536> buffer;
+  while (from[0]->get() >= 0 || from[1]->get() >= 0) {
+    int left = remaining_ms(deadline);
+    if (left == 0) return Ending::timed_out;
+    std::array<pollfd, 3> fds{pollfd{from[0]->get(), POLLIN, 0}, pollfd{from[1]->get(), POLLIN, 0},
+                              pollfd{input.fd.get(), POLLOUT, 0}};  // poll ignores a negative fd
+    int ready = poll(fds.data(), fds.size(), left);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) throw ProcessError("cannot follow " + program + ": poll: " + std::strerror(errno));
     if (fds[2].fd >= 0 && fds[2].revents != 0) input.write_some();
     for (std::size_t i = 0; i < into.size(); ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       ssize_t count = read(fds[i].fd, buffer.data(), buffer.size());
       if (count > 0) {
         into[i]->append(buffer.data(), std::size_t(count));
+        if (options.max_output && into[i]->size() > *options.max_output) return Ending::output_exceeded;
       } else if (count == 0 || errno != EINTR) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_count;
+        from[i]->reset();
       }
     }
   }
-  input.close_fd();  // the child closed its output but may still hold stdin: it gets EOF or EPIPE
-  return true;
+  return Ending::finished;
+}
+
+void record_status(int status, ProcessResult& result) {
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+}
+
+// The errno the child sent when exec failed; read once the child is reaped,
+// so whatever it wrote is there (non-blocking: nothing there means exec ran).
+int exec_error(const Fd& status) {
+  fcntl(status.get(), F_SETFL, fcntl(status.get(), F_GETFL) | O_NONBLOCK);
+  int code = 0;
+  return read(status.get(), &code, sizeof code) == sizeof code ? code : 0;
 }
 
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  if (argv.empty()) throw ProcessError("cannot run an empty command");
   auto deadline = SteadyClock::now() + options.timeout;
   std::vector<std::string> args_text = argv;
   std::vector<std::string> env_text = child_environment(options.extra_env);
   std::vector<char*> args = pointers(args_text);
   std::vector<char*> env = pointers(env_text);
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw ClusterError("exec plugin: cannot create a pipe");
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    throw ClusterError("exec plugin: cannot create a pipe");
-  }
-  int in_pipe[2] = {-1, -1};
-  if (!options.input.empty() && pipe2(in_pipe, O_CLOEXEC) != 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      close(fd);
-    throw ClusterError("exec plugin: cannot create a pipe");
-  }
+  ChildPipes pipes{make_pipe(argv[0]), make_pipe(argv[0]), make_pipe(argv[0]), {}};
+  if (!options.input.empty()) pipes.in = make_pipe(argv[0]);
   pid_t pid = fork();
-  if (pid < 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]})
-      if (fd >= 0) close(fd);
-    throw ClusterError("exec plugin: cannot fork");
-  }
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group, so a timeout kills what it started too
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    if (in_pipe[0] >= 0) {
-      dup2(in_pipe[0], 0);
-    } else if (int null_fd = ::open("/dev/null", O_RDONLY); null_fd >= 0) {
-      dup2(null_fd, 0);
-    }
-    execvpe(args[0], args.data(), env.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  if (pid < 0) throw ProcessError("cannot start " + argv[0] + ": fork: " + std::strerror(errno));
+  if (pid == 0) exec_child(args.data(), env.data(), pipes);
+  Child child(pid);
   setpgid(pid, pid);  // also here: no race with the child's own call
-  PendingInput input{in_pipe[1], &options.input, 0};
-  if (in_pipe[0] >= 0) {
-    close(in_pipe[0]);
-    fcntl(in_pipe[1], F_SETFL, fcntl(in_pipe[1], F_GETFL) | O_NONBLOCK);
-  }
+  for (Fd* child_end : {&pipes.out.write, &pipes.err.write, &pipes.status.write, &pipes.in.read})
+    child_end->reset();
+  PendingInput input{std::move(pipes.in.write), &options.input, 0};
+  if (input.fd.get() >= 0) fcntl(input.fd.get(), F_SETFL, fcntl(input.fd.get(), F_GETFL) | O_NONBLOCK);
   ProcessResult result;
-  bool finished = false;
+  Ending ending = Ending::finished;
   {
     SigpipeBlock no_sigpipe;
-    finished = exchange(out_pipe[0], err_pipe[0], input, deadline, result);
+    ending = exchange({&pipes.out.read, &pipes.err.read}, input, deadline, options, argv[0], result);
   }
-  if (!finished) {
-    result.timed_out = true;
-    kill(-pid, SIGKILL);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // The child closed its output but may still hold stdin: it gets EOF or EPIPE.
+  for (Fd* ours : {&pipes.out.read, &pipes.err.read, &input.fd})
+    ours->reset();
+  if (ending != Ending::finished) child.kill_group();
+  result.timed_out = ending == Ending::timed_out;
+  result.output_exceeded = ending == Ending::output_exceeded;
+  record_status(child.wait(), result);
+  result.exec_error = exec_error(pipes.status.read);
   return result;
 }
 

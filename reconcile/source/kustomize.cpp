@@ -1,21 +1,15 @@
 #include "source/kustomize.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "model/error.hpp"
-
-extern char** environ;
+#include "process/child_process.hpp"
 
 namespace opctl::source {
 
@@ -27,27 +21,6 @@ namespace {
   throw InvalidInputError({Problem{display, 0, "", why}});
 }
 
-// A file that disappears with its owner, for kubectl's stderr.
-struct TemporaryFile {
-  std::string path = (fs::temp_directory_path() / "opctl-kustomize-XXXXXX").string();
-  int fd = ::mkstemp(path.data());
-  ~TemporaryFile() {
-    if (fd >= 0) ::close(fd), ::unlink(path.c_str());
-  }
-};
-
-std::string read_fd(int fd) {
-  std::string out;
-  std::array<char, 65536> buffer{};
-  while (true) {
-    ssize_t count = ::read(fd, buffer.data(), buffer.size());
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) break;
-    out.append(buffer.data(), static_cast<std::size_t>(count));
-  }
-  return out;
-}
-
 // The lines kubectl printed, joined into one: "Error: ..." first.
 std::string summarise_stderr(const std::string& text) {
   std::istringstream lines(text);
@@ -57,41 +30,23 @@ std::string summarise_stderr(const std::string& text) {
   return summary.empty() ? "no message" : summary;
 }
 
-struct ProcessResult {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
+// Remote bases are cloned by kustomize itself, so a render may take long;
+// but a kubectl that hangs (a credential prompt, a dead remote) must not
+// hang the pass forever.
+constexpr std::chrono::minutes k_render_timeout{10};
 
-ProcessResult run(const fs::path& program, const std::vector<std::string>& arguments,
-                  const std::string& display) {
-  TemporaryFile err;
-  std::array<int, 2> pipe_fds{};
-  if (err.fd < 0 || ::pipe2(pipe_fds.data(), O_CLOEXEC) < 0)
-    kustomize_failed(display, "cannot run " + program.string() + ": " + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.fd, STDERR_FILENO);
-  std::vector<char*> argv;
-  for (const auto& argument : arguments)
-    argv.push_back(const_cast<char*>(argument.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  int spawn_error = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fds[1]);
-  if (spawn_error != 0) {
-    ::close(pipe_fds[0]);
-    kustomize_failed(display, "cannot run " + program.string() + ": " + std::strerror(spawn_error));
+// Runs the program found on PATH by its path, so the one found is the one run.
+process::ProcessResult run(const fs::path& program, std::vector<std::string> arguments,
+                           const std::string& display) {
+  arguments[0] = program.string();
+  process::ProcessResult result;
+  try {
+    result = process::run_process(arguments, {.extra_env = {}, .timeout = k_render_timeout, .input = ""});
+  } catch (const process::ProcessError& error) {
+    kustomize_failed(display, error.what());
   }
-  ProcessResult result;
-  result.out = read_fd(pipe_fds[0]);
-  ::close(pipe_fds[0]);
-  while (::waitpid(pid, &result.status, 0) < 0 && errno == EINTR) {
-  }
-  ::lseek(err.fd, 0, SEEK_SET);
-  result.err = read_fd(err.fd);
+  if (result.exec_error != 0)
+    kustomize_failed(display, "cannot run " + program.string() + ": " + std::strerror(result.exec_error));
   return result;
 }
 
@@ -133,12 +88,17 @@ std::string render_kustomization(const fs::path& directory, const std::string& d
                      "PATH (opctl runs \"kubectl kustomize\", else \"kustomize build\"); install one of them "
                      "or commit the rendered manifests");
   }
-  ProcessResult result = run(*program, command, display);
-  if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0) {
+  process::ProcessResult result = run(*program, command, display);
+  if (result.timed_out)
+    kustomize_failed(display, command[0] + " " + command[1] + " did not finish within " +
+                                  std::to_string(k_render_timeout.count()) + " minutes and was killed");
+  if (result.exit_code != 0) {
     // Name the directory as the user knows it, not where it was materialised.
+    // The search goes on after each replacement: a plain directory's display
+    // can be the directory itself, or contain it.
     std::string message = summarise_stderr(result.err);
     for (auto at = message.find(directory.string()); at != std::string::npos;
-         at = message.find(directory.string()))
+         at = message.find(directory.string(), at + display.size()))
       message.replace(at, directory.string().size(), display);
     kustomize_failed(display, command[0] + " " + command[1] + " failed: " + message);
   }

@@ -128,20 +128,3 @@ TEST_CASE("given finalize: true, the finalizer stays until the hook says finaliz
   auto failing = run("boom", seen, true, true, true);
   CHECK(failing.finalizers == std::vector<std::string>{hook::k_hook_finalizer});
 }
-
-TEST_CASE("the command transport feeds stdin, reads stdout, and reports exits, timeouts and missing programs",
-          "[kinds][hook]") {
-  auto echo = hook::command_transport({"/bin/sh", "-c", "cat"}, std::chrono::seconds(5));
-  CHECK(echo->call("{\"x\": 1}") == "{\"x\": 1}");
-  std::string big(1 << 20, 'a');
-  auto ignores_input = hook::command_transport({"/bin/sh", "-c", "echo ok"}, std::chrono::seconds(5));
-  CHECK(ignores_input->call(big) == "ok\n");
-  auto fails = hook::command_transport({"/bin/sh", "-c", "echo broken >&2; exit 3"}, std::chrono::seconds(5));
-  CHECK_THROWS_WITH(fails->call("{}"), Catch::Contains("exited with status 3: broken"));
-  auto slow = hook::command_transport({"/bin/sh", "-c", "sleep 30 & sleep 30"}, std::chrono::seconds(1));
-  auto started = std::chrono::steady_clock::now();
-  CHECK_THROWS_WITH(slow->call("{}"), Catch::Contains("timed out after 1s and was killed"));
-  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
-  auto missing = hook::command_transport({"/nonexistent/hook"}, std::chrono::seconds(1));
-  CHECK_THROWS_WITH(missing->call("{}"), Catch::Contains("cannot run the hook /nonexistent/hook"));
-}

@@ -1,7 +1,13 @@
-// run_process's input: written while the output is read, so a child that
-// answers as it reads (cat) takes any amount, and one that never reads does
-// not kill us with SIGPIPE.
+// run_process: its input written while the output is read (a child that
+// answers as it reads takes any amount, one that never reads does not kill us
+// with SIGPIPE), and how a child's end is reported: exit, exec failure,
+// signal, timeout, output past the cap.
+#include <pthread.h>
+#include <signal.h>
+
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <chrono>
 
 #include "process/child_process.hpp"
 
@@ -28,4 +34,79 @@ TEST_CASE("a child that exits without reading its large input is no error of our
   CHECK_FALSE(result.timed_out);
   CHECK(result.exit_code == 0);
   CHECK(result.out == "done\n");
+}
+
+TEST_CASE("a program that cannot be executed reports exec's errno and exit 127", "[child_process]") {
+  // Given a path to nothing, we should learn why it did not run, not only a shell's 127.
+  auto result = run_process({"/nonexistent/program"}, {});
+  CHECK(result.exec_error == ENOENT);
+  CHECK(result.exit_code == 127);
+  CHECK(result.signal == 0);
+  auto ran = run_process({"sh", "-c", "exit 127"}, {});
+  CHECK(ran.exec_error == 0);  // a program's own 127 is not an exec failure
+  CHECK(ran.exit_code == 127);
+}
+
+TEST_CASE("a child ended by a signal reports the signal and no exit code", "[child_process]") {
+  auto result = run_process({"sh", "-c", "echo dying >&2; kill -TERM $$"}, {});
+  CHECK(result.signal == SIGTERM);
+  CHECK(result.exit_code == -1);
+  CHECK(result.err == "dying\n");
+  CHECK_FALSE(result.timed_out);
+}
+
+TEST_CASE("a child writing past max_output is killed with its group, long before its timeout",
+          "[child_process]") {
+  ProcessOptions options;
+  options.timeout = std::chrono::seconds(30);
+  options.max_output = 1000;
+  auto started = std::chrono::steady_clock::now();
+  auto result = run_process({"sh", "-c", "head -c 100000 /dev/zero; sleep 30"}, options);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  CHECK(result.output_exceeded);
+  CHECK_FALSE(result.timed_out);
+  CHECK(result.signal == SIGKILL);
+  CHECK(result.out.size() > 1000);
+  CHECK(result.out.size() < 100000);  // it stopped reading, did not collect everything first
+}
+
+TEST_CASE("without max_output, all the output is kept", "[child_process]") {
+  auto result = run_process({"sh", "-c", "head -c 300000 /dev/zero; head -c 200000 /dev/zero >&2"}, {});
+  CHECK_FALSE(result.output_exceeded);
+  CHECK(result.out.size() == 300000);
+  CHECK(result.err.size() == 200000);
+}
+
+TEST_CASE("a child that never stops writing still times out", "[child_process]") {
+  ProcessOptions options;
+  options.timeout = std::chrono::milliseconds(500);
+  auto started = std::chrono::steady_clock::now();
+  auto result = run_process({"sh", "-c", "while :; do echo tick; done"}, options);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+  CHECK(result.timed_out);
+  CHECK(result.signal == SIGKILL);
+  CHECK(result.out.starts_with("tick\n"));
+}
+
+TEST_CASE("the child starts with no signal blocked, whatever the calling thread blocks", "[child_process]") {
+  // Given a thread that blocks SIGTERM, a program it runs must still be stoppable with SIGTERM.
+  sigset_t term, previous;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, &previous);
+  auto result = run_process({"cat", "/proc/self/status"}, {});
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  REQUIRE(result.exit_code == 0);
+  CHECK_THAT(result.out, Catch::Contains("\nSigBlk:\t0000000000000000\n"));
+}
+
+TEST_CASE("extra_env is added to the environment, overriding what is there", "[child_process]") {
+  ProcessOptions options;
+  options.extra_env = {{"OPCTL_TEST_VALUE", "given"}, {"HOME", "/overridden"}};
+  auto result = run_process({"sh", "-c", "printf '%s %s' \"$OPCTL_TEST_VALUE\" \"$HOME\""}, options);
+  CHECK(result.out == "given /overridden");
+}
+
+TEST_CASE("an empty command is refused before anything is started", "[child_process]") {
+  CHECK_THROWS_AS(run_process({}, {}), opctl::process::ProcessError);
 }
