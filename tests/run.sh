@@ -11,6 +11,9 @@ if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then export P
 
 ./install.sh --deps-only --test-deps
 
+echo "== layout (clang-format)"
+tests/check_format.sh
+
 echo "== unit tests under ASan + UBSan"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DOPCTL_SANITIZE=ON -DOPCTL_WERROR=ON >/dev/null
 cmake --build build-asan -j 2 --target opctl_tests

@@ -5,7 +5,7 @@
 #include "apply/applyset_store.hpp"
 #include "apply/prune_guard.hpp"
 #include "apply/set_source.hpp"
-#include "plan/prune_set.hpp"
+#include "plan/pass_plan.hpp"
 
 namespace opctl::apply {
 
@@ -17,21 +17,21 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::
   std::set<model::ObjectKey> desired_keys;
   for (const auto& object : desired) desired_keys.insert(object.key());
   auto inventory = plan::ApplySetInventory::from_parent(*parent);
-  auto candidates = plan::prune_candidates(store.members(inventory), desired_keys);
+  auto steps = plan::prune_steps(store.members(inventory), desired_keys);
   const auto& applyset = options.applyset;
   decide_set_source(
       parent, {applyset.namespace_name + "/" + applyset.name, options.source, true, options.take_over, [&] {
                  std::vector<std::string> names;
-                 for (const auto& candidate : candidates)
-                   if (!candidate.kept) names.push_back(candidate.key.to_string());
+                 for (const auto& step : steps)
+                   if (step.action == plan::StepAction::prune) names.push_back(step.key.to_string());
                  return names;
                }});
   PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds};
   std::vector<diff::ObjectDiff> pruned;
-  for (auto& candidate : candidates) {
-    if (candidate.kept || !prune_refusal(client, candidate, guard).empty()) continue;
-    pruned.push_back(diff::compare_objects(candidate.key, candidate.live.value("apiVersion", ""), {}, candidate.live,
-                                           nullptr, options.compare));
+  for (auto& step : steps) {
+    if (step.action != plan::StepAction::prune) continue;
+    if (!prune_refusal(client, {step.live, step.key, false, ""}, guard).empty()) continue;
+    pruned.push_back(diff::compare_objects(step.key, step.api_version, {}, step.live, nullptr, options.compare));
   }
   return pruned;
 }

@@ -72,21 +72,15 @@ void plan_applies(PassPlan& plan, const LiveObjects& live, const PlanOptions& op
 
 void plan_prunes(PassPlan& plan, const std::vector<Json>& members) {
   std::set<model::ObjectKey> desired;
-  for (const auto& object : plan.objects)
-    desired.insert(object.key());
+  for (const auto& object : plan.objects) desired.insert(object.key());
   int batch_rank = -1;
-  for (auto& candidate : prune_candidates(members, desired)) {
-    std::string api_version = candidate.live.value("apiVersion", "");
-    int rank = kind_rank(model::GroupVersionKind::from(api_version, candidate.key.kind));
-    StepAction action = candidate.kept ? StepAction::keep : StepAction::prune;
-    if (action == StepAction::prune) {
-      if (plan.prune_batches.empty() || rank != batch_rank) plan.prune_batches.emplace_back();
+  for (auto& step : prune_steps(members, desired)) {
+    if (step.action == StepAction::prune) {
+      if (plan.prune_batches.empty() || step.rank != batch_rank) plan.prune_batches.emplace_back();
       plan.prune_batches.back().push_back(plan.steps.size());
-      batch_rank = rank;
+      batch_rank = step.rank;
     }
-    std::string reason = candidate.kept ? candidate.reason : reason_of(action);
-    plan.steps.push_back({action, candidate.key, api_version, wave_of_live(candidate.live), rank,
-                          std::move(reason), 0, std::move(candidate.live)});
+    plan.steps.push_back(std::move(step));
   }
 }
 
@@ -111,6 +105,19 @@ const char* to_string(StepAction action) {
 std::size_t PassPlan::count(StepAction action) const {
   return static_cast<std::size_t>(
       std::count_if(steps.begin(), steps.end(), [&](const PlanStep& step) { return step.action == action; }));
+}
+
+std::vector<PlanStep> prune_steps(const std::vector<Json>& members, const std::set<model::ObjectKey>& desired) {
+  std::vector<PlanStep> steps;
+  for (auto& candidate : prune_candidates(members, desired)) {
+    std::string api_version = candidate.live.value("apiVersion", "");
+    int rank = kind_rank(model::GroupVersionKind::from(api_version, candidate.key.kind));
+    StepAction action = candidate.kept ? StepAction::keep : StepAction::prune;
+    std::string reason = candidate.kept ? candidate.reason : reason_of(action);
+    steps.push_back({action, candidate.key, api_version, wave_of_live(candidate.live), rank, std::move(reason), 0,
+                     std::move(candidate.live)});
+  }
+  return steps;
 }
 
 PassPlan make_pass_plan(std::vector<Object> desired, const LiveObjects& live,

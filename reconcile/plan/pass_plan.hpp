@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,5 +88,9 @@ struct PlanOptions {
 // a wave annotation is not an integer.
 PassPlan make_pass_plan(std::vector<model::Object> desired, const LiveObjects& live,
                         const std::vector<model::Json>& members, const PlanOptions& options);
+
+// The prune and keep steps alone, in deletion order: members of the set whose
+// keys are not desired (what `opctl diff --prune` previews).
+std::vector<PlanStep> prune_steps(const std::vector<model::Json>& members, const std::set<model::ObjectKey>& desired);
 
 }  // namespace opctl::plan
