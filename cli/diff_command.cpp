@@ -1,6 +1,5 @@
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "apply/diff_pass.hpp"
@@ -13,6 +12,7 @@
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
 #include "plan/applyset.hpp"
+#include "report_file.hpp"
 #include "revision_diff_render.hpp"
 
 namespace opctl::cli {
@@ -29,14 +29,6 @@ struct DiffOptions {
   bool no_cluster = false;  // --no-cluster: with --base, compare the revisions only
 };
 
-void write_report(const std::string& path, const model::Json& report) {
-  std::ofstream out(path);
-  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
-  out << report.dump(2) << "\n";
-  out.flush();
-  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
-}
-
 void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff>& diffs,
                   const source::SourceRevision& revision) {
   if (options.output == "json") {
@@ -48,7 +40,7 @@ void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff
     std::cout << render_diff_text(diffs, text);
   }
   std::cout.flush();
-  if (!options.report_file.empty()) write_report(options.report_file, render_diff_json(diffs, revision));
+  if (!options.report_file.empty()) write_report_file(options.report_file, render_diff_json(diffs, revision));
 }
 
 // What a pass with `desired` would change in the cluster (and prune, with --prune).
@@ -107,7 +99,7 @@ void print_revision_result(const DiffOptions& options, const RevisionDiffReport&
     std::cout << render_revision_text(report, text);
   }
   std::cout.flush();
-  if (!options.report_file.empty()) write_report(options.report_file, render_revision_json(report));
+  if (!options.report_file.empty()) write_report_file(options.report_file, render_revision_json(report));
 }
 
 // diff --base: the revisions compared as written (no cluster needed), then,

@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "apply/apply_pass.hpp"
@@ -17,6 +16,7 @@
 #include "pass_render.hpp"
 #include "pass_validation.hpp"
 #include "progress.hpp"
+#include "report_file.hpp"
 #include "stop_signals.hpp"
 #include "terminal.hpp"
 
@@ -34,12 +34,6 @@ struct ReconcileOptions {
   std::string output = "text";
   std::string report_file;
 };
-
-void write_report_file(const std::string& path, const model::Json& report) {
-  std::ofstream out(path);
-  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
-  out << report.dump(2) << "\n";
-}
 
 // Settings only opctl.yaml and these flags give; flags win.
 apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& desired) {
