@@ -58,11 +58,4 @@ DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision re
   return set;
 }
 
-std::vector<diff::IgnoreRule> ignore_rules_of(const config::RunConfig& config) {
-  std::vector<diff::IgnoreRule> rules;
-  for (const auto& rule : config.ignore_differences)
-    rules.push_back({rule.group, rule.kind, rule.namespace_name, rule.name, rule.json_pointers});
-  return rules;
-}
-
 }  // namespace opctl::cli

@@ -7,6 +7,7 @@
 #include "apply/prune_preview.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "config_values.hpp"
 #include "desired_set.hpp"
 #include "diff/revision_diff.hpp"
 #include "diff_render.hpp"
@@ -49,7 +50,7 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   const config::RunConfig& config = options.common.config;
   // A pass labels every object as a member of its ApplySet; the diff compares
   // what that pass would apply, so the label is part of it.
-  plan::label_members(desired.objects, plan::ApplySetParent{"opctl-" + config.name, config.namespace_name});
+  plan::label_members(desired.objects, applyset_parent_of(config));
   auto& client = *desired.connection.client;
   auto live = apply::read_live_state(client, desired.objects, {.record_forbidden = true});
   apply::DiffPassOptions pass;
@@ -57,7 +58,7 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   auto result = apply::diff_against_live(client, desired.objects, live, pass);
   if (options.common.prune) {
     apply::PrunePreviewOptions prune;
-    prune.applyset = {"opctl-" + config.name, config.namespace_name};
+    prune.applyset = applyset_parent_of(config);
     prune.prune_namespaces = flag_given(options.common, "--prune-namespaces") || !config.prune_namespaces
                                  ? options.prune_namespaces
                                  : *config.prune_namespaces;

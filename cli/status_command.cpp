@@ -11,6 +11,7 @@
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "config_values.hpp"
 #include "desired_set.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
@@ -32,7 +33,8 @@ Json lease_status(kube::ApiClient& client, const config::RunConfig& config) {
   leases.gvk = {"coordination.k8s.io", "v1", "Lease"};
   leases.resource = "leases";
   leases.namespaced = true;
-  auto result = client.execute(client.get_request(leases, config.namespace_name, "opctl-" + config.name));
+  auto result =
+      client.execute(client.get_request(leases, config.namespace_name, config::set_object_name(config.name)));
   if (!result.ok()) return {{"held", false}};
   const Json& spec = result.object.value("spec", Json::object());
   std::string holder = spec.value("holderIdentity", "");
@@ -56,7 +58,7 @@ int run_status(StatusOptions& options) {
   DesiredSet desired = load_desired_set(options.common);
   const auto& config = options.common.config;
   auto& client = *desired.connection.client;
-  plan::ApplySetParent parent{"opctl-" + config.name, config.namespace_name};
+  plan::ApplySetParent parent = applyset_parent_of(config);
   apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
   auto parent_object = store.read();
   plan::label_members(desired.objects, parent);
