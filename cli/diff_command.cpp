@@ -2,8 +2,6 @@
 
 #include <iostream>
 
-#include "apply/diff_pass.hpp"
-#include "apply/live_state.hpp"
 #include "apply/prune_preview.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
@@ -12,7 +10,7 @@
 #include "diff/revision_diff.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
-#include "plan/applyset.hpp"
+#include "live_comparison.hpp"
 #include "report_file.hpp"
 #include "revision_diff_render.hpp"
 
@@ -48,14 +46,9 @@ void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff
 apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   require_named_set_for_prune(options.common);
   const config::RunConfig& config = options.common.config;
-  // A pass labels every object as a member of its ApplySet; the diff compares
-  // what that pass would apply, so the label is part of it.
-  plan::label_members(desired.objects, applyset_parent_of(config));
   auto& client = *desired.connection.client;
-  auto live = apply::read_live_state(client, desired.objects, {.record_forbidden = true});
-  apply::DiffPassOptions pass;
-  pass.compare.ignore_rules = ignore_rules_of(config);
-  auto result = apply::diff_against_live(client, desired.objects, live, pass);
+  LiveComparison comparison = compare_with_live(client, desired.objects, config, {.record_forbidden = true});
+  apply::DiffPassResult& result = comparison.result;
   if (options.common.prune) {
     apply::PrunePreviewOptions prune;
     prune.applyset = applyset_parent_of(config);
@@ -66,14 +59,14 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
                                                                                         : *config.prune_crds;
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
-    prune.compare = pass.compare;
+    prune.compare = comparison.options.compare;
     auto pruned = apply::prune_preview(client, desired.objects, prune);
     result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
   }
   if (options.common.verbose)
     std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n", result.fast_path,
                              result.dry_runs);
-  return result;
+  return std::move(result);
 }
 
 // The options of the base revision: the same source at `ref` (for a

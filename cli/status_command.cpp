@@ -4,9 +4,7 @@
 #include <map>
 
 #include "apply/applyset_store.hpp"
-#include "apply/diff_pass.hpp"
 #include "apply/lease_lock.hpp"
-#include "apply/live_state.hpp"
 #include "apply/set_source.hpp"
 #include "build_info.hpp"
 #include "commands.hpp"
@@ -15,6 +13,7 @@
 #include "desired_set.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
+#include "live_comparison.hpp"
 #include "plan/apply_order.hpp"
 #include "plan/prune_set.hpp"
 
@@ -61,7 +60,6 @@ int run_status(StatusOptions& options) {
   plan::ApplySetParent parent = applyset_parent_of(config);
   apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
   auto parent_object = store.read();
-  plan::label_members(desired.objects, parent);
 
   Json status = {{"applySet", {{"parent", parent.namespace_name + "/" + parent.name}, {"id", parent.id()}}},
                  {"lease", lease_status(client, config)}};
@@ -83,20 +81,16 @@ int run_status(StatusOptions& options) {
     status["source"] = "";
   }
 
-  auto live = apply::read_live_state(client, desired.objects);
-  // Drift as `opctl diff` sees it: opctl.yaml's ignoreDifferences apply (an
-  // autoscaler's replicas are not drift).
-  apply::DiffPassOptions compare;
-  compare.compare.ignore_rules = ignore_rules_of(config);
-  auto diffs = apply::diff_against_live(client, desired.objects, live, compare).diffs;
+  // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
+  LiveComparison comparison = compare_with_live(client, desired.objects, config);
   Json drift = Json::array();
-  for (const auto& diff : diffs)
+  for (const auto& diff : comparison.result.diffs)
     if (diff.change != diff::Change::unchanged) drift.push_back(diff_header(diff));
   status["drift"] = drift;
   Json custom = Json::array();
   for (const auto& object : desired.objects) {
     if (!plan::is_custom_kind(object.gvk())) continue;
-    const Json* current = live.find(object.key());
+    const Json* current = comparison.live.find(object.key());
     Json entry = {{"object", object.api_version() + " " + object.key().kind + " " +
                                  (object.namespace_name().empty() ? "" : object.namespace_name() + "/") +
                                  object.name()},
