@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "apply/apply_pass.hpp"
 #include "apply/ownership_marks.hpp"
 #include "helm_settings.hpp"
+#include "plan/kind_scopes.hpp"
 #include "source/manifest_parser.hpp"
 
 namespace opctl::cli {
@@ -45,19 +45,17 @@ DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision re
                                std::vector<model::Object> objects) {
   DesiredSet set{std::move(revision), std::move(objects), {}};
   set.connection = connect(options);
-  apply::resolve_scopes(*set.connection.mapper, set.objects, set.connection.default_namespace(options));
+  kube::RestMapper& mapper = *set.connection.mapper;
+  auto served = [&mapper](const model::GroupVersionKind& gvk) -> std::optional<bool> {
+    auto info = mapper.find(gvk);
+    return info ? std::optional<bool>(info->namespaced) : std::nullopt;
+  };
+  plan::resolve_scopes(served, set.objects, set.connection.default_namespace(options));
   // Defaulting namespaces can make two objects the same one.
   if (auto duplicates = source::duplicate_problems(set.objects); !duplicates.empty())
     throw InvalidInputError(std::move(duplicates));
   apply::mark_managed(set.objects, set.revision.annotation());
   return set;
-}
-
-std::vector<diff::IgnoreRule> ignore_rules_of(const config::RunConfig& config) {
-  std::vector<diff::IgnoreRule> rules;
-  for (const auto& rule : config.ignore_differences)
-    rules.push_back({rule.group, rule.kind, rule.namespace_name, rule.name, rule.json_pointers});
-  return rules;
 }
 
 }  // namespace opctl::cli

@@ -7,7 +7,6 @@
 
 #include "cluster_connection.hpp"
 #include "common_options.hpp"
-#include "diff/ignore_rules.hpp"
 #include "model/object.hpp"
 #include "source/desired_source.hpp"
 
@@ -31,8 +30,5 @@ DesiredSet load_desired_set(CommonOptions& options);
 // The second half of load_desired_set, for manifests already loaded.
 DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
                                std::vector<model::Object> objects);
-
-// opctl.yaml's ignoreDifferences, as the diff and the pass apply them.
-std::vector<diff::IgnoreRule> ignore_rules_of(const config::RunConfig& config);
 
 }  // namespace opctl::cli

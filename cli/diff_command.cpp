@@ -1,18 +1,17 @@
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 
-#include "apply/diff_pass.hpp"
-#include "apply/live_state.hpp"
 #include "apply/prune_preview.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "config_values.hpp"
 #include "desired_set.hpp"
 #include "diff/revision_diff.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
-#include "plan/applyset.hpp"
+#include "live_comparison.hpp"
+#include "report_file.hpp"
 #include "revision_diff_render.hpp"
 
 namespace opctl::cli {
@@ -29,14 +28,6 @@ struct DiffOptions {
   bool no_cluster = false;  // --no-cluster: with --base, compare the revisions only
 };
 
-void write_report(const std::string& path, const model::Json& report) {
-  std::ofstream out(path);
-  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
-  out << report.dump(2) << "\n";
-  out.flush();
-  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
-}
-
 void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff>& diffs,
                   const source::SourceRevision& revision) {
   if (options.output == "json") {
@@ -48,24 +39,19 @@ void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff
     std::cout << render_diff_text(diffs, text);
   }
   std::cout.flush();
-  if (!options.report_file.empty()) write_report(options.report_file, render_diff_json(diffs, revision));
+  if (!options.report_file.empty()) write_report_file(options.report_file, render_diff_json(diffs, revision));
 }
 
 // What a pass with `desired` would change in the cluster (and prune, with --prune).
 apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   require_named_set_for_prune(options.common);
   const config::RunConfig& config = options.common.config;
-  // A pass labels every object as a member of its ApplySet; the diff compares
-  // what that pass would apply, so the label is part of it.
-  plan::label_members(desired.objects, plan::ApplySetParent{"opctl-" + config.name, config.namespace_name});
   auto& client = *desired.connection.client;
-  auto live = apply::read_live_state(client, desired.objects, {.record_forbidden = true});
-  apply::DiffPassOptions pass;
-  pass.compare.ignore_rules = ignore_rules_of(config);
-  auto result = apply::diff_against_live(client, desired.objects, live, pass);
+  LiveComparison comparison = compare_with_live(client, desired.objects, config, {.record_forbidden = true});
+  apply::DiffPassResult& result = comparison.result;
   if (options.common.prune) {
     apply::PrunePreviewOptions prune;
-    prune.applyset = {"opctl-" + config.name, config.namespace_name};
+    prune.applyset = applyset_parent_of(config);
     prune.prune_namespaces = flag_given(options.common, "--prune-namespaces") || !config.prune_namespaces
                                  ? options.prune_namespaces
                                  : *config.prune_namespaces;
@@ -73,14 +59,14 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
                                                                                         : *config.prune_crds;
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
-    prune.compare = pass.compare;
+    prune.compare = comparison.options.compare;
     auto pruned = apply::prune_preview(client, desired.objects, prune);
     result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
   }
   if (options.common.verbose)
     std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n", result.fast_path,
                              result.dry_runs);
-  return result;
+  return std::move(result);
 }
 
 // The options of the base revision: the same source at `ref` (for a
@@ -107,7 +93,7 @@ void print_revision_result(const DiffOptions& options, const RevisionDiffReport&
     std::cout << render_revision_text(report, text);
   }
   std::cout.flush();
-  if (!options.report_file.empty()) write_report(options.report_file, render_revision_json(report));
+  if (!options.report_file.empty()) write_report_file(options.report_file, render_revision_json(report));
 }
 
 // diff --base: the revisions compared as written (no cluster needed), then,

@@ -18,6 +18,7 @@
 #include "install/resource_lookup.hpp"
 #include "kinds/kind_registry.hpp"
 #include "model/yaml_document.hpp"
+#include "plan/kind_scopes.hpp"
 #include "source/manifest_parser.hpp"
 
 namespace opctl::cli {
@@ -102,8 +103,8 @@ std::vector<Json> build_manifests(InstallCommandOptions& options,
   auto lookup = make_lookup(objects, registry, common, connection);
   // In the cluster, objects that name no namespace land in opctl.yaml's
   // spec.namespace, else in the ServiceAccount's namespace (the in-cluster default).
-  install::resolve_namespaces(objects, lookup,
-                              common.config.default_namespace.value_or(options.install.namespace_name));
+  plan::resolve_scopes(install::scopes_of(lookup), objects,
+                       common.config.default_namespace.value_or(options.install.namespace_name));
   if (auto duplicates = source::duplicate_problems(objects); !duplicates.empty())
     throw InvalidInputError(std::move(duplicates));
   if (auto findings = registry.check(objects); !findings.errors.empty())

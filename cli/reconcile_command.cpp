@@ -1,7 +1,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
 #include "apply/apply_pass.hpp"
@@ -11,12 +10,14 @@
 #include "cluster_connection.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "config_values.hpp"
 #include "custom_kinds.hpp"
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "pass_render.hpp"
 #include "pass_validation.hpp"
 #include "progress.hpp"
+#include "report_file.hpp"
 #include "stop_signals.hpp"
 #include "terminal.hpp"
 
@@ -34,12 +35,6 @@ struct ReconcileOptions {
   std::string output = "text";
   std::string report_file;
 };
-
-void write_report_file(const std::string& path, const model::Json& report) {
-  std::ofstream out(path);
-  if (!out) throw Error(ErrorCategory::invalid_input, "cannot write report file " + path);
-  out << report.dump(2) << "\n";
-}
 
 // Settings only opctl.yaml and these flags give; flags win.
 apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& desired) {
@@ -72,7 +67,7 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   for (const auto& rule : config.health)
     if (rule.skip) pass.skip_health.emplace_back(rule.group, rule.kind);
   pass.ignore_rules = ignore_rules_of(config);
-  pass.applyset = {"opctl-" + config.name, config.namespace_name};
+  pass.applyset = applyset_parent_of(config);
   pass.tooling = std::string("opctl/v") + k_version;
   pass.revision = desired.revision.annotation();
   return pass;
@@ -101,11 +96,12 @@ std::unique_ptr<apply::LeaseLock> take_lease(const ReconcileOptions& options, De
     std::cerr << "created namespace " << pass.applyset.namespace_name
               << " (it holds the Lease and the ApplySet)\n";
   if (!common.config.lease_enabled) return nullptr;
-  // The same transport settings as every other request (user agent, -v logging, exec timeout).
-  auto lease =
-      apply::LeaseLock::acquire(kube::make_curl_transport(desired.connection.config, transport_options(common)),
-                                {"opctl-" + common.config.name, common.config.namespace_name,
-                                 apply::default_lease_holder(), common.config.lease_duration});
+  // The same transport settings as every other request (user agent, -v logging, exec timeout);
+  // the Lease is named as the set's ApplySet parent, beside it.
+  auto lease = apply::LeaseLock::acquire(
+      kube::make_curl_transport(desired.connection.config, transport_options(common)),
+      {pass.applyset.name, pass.applyset.namespace_name, apply::default_lease_holder(),
+       common.config.lease_duration});
   client.set_write_gate([raw = lease.get()] { raw->ensure_held(); });
   return lease;
 }

@@ -4,16 +4,16 @@
 #include <map>
 
 #include "apply/applyset_store.hpp"
-#include "apply/diff_pass.hpp"
 #include "apply/lease_lock.hpp"
-#include "apply/live_state.hpp"
 #include "apply/set_source.hpp"
 #include "build_info.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "config_values.hpp"
 #include "desired_set.hpp"
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
+#include "live_comparison.hpp"
 #include "plan/apply_order.hpp"
 #include "plan/prune_set.hpp"
 
@@ -32,7 +32,8 @@ Json lease_status(kube::ApiClient& client, const config::RunConfig& config) {
   leases.gvk = {"coordination.k8s.io", "v1", "Lease"};
   leases.resource = "leases";
   leases.namespaced = true;
-  auto result = client.execute(client.get_request(leases, config.namespace_name, "opctl-" + config.name));
+  auto result =
+      client.execute(client.get_request(leases, config.namespace_name, config::set_object_name(config.name)));
   if (!result.ok()) return {{"held", false}};
   const Json& spec = result.object.value("spec", Json::object());
   std::string holder = spec.value("holderIdentity", "");
@@ -56,10 +57,9 @@ int run_status(StatusOptions& options) {
   DesiredSet desired = load_desired_set(options.common);
   const auto& config = options.common.config;
   auto& client = *desired.connection.client;
-  plan::ApplySetParent parent{"opctl-" + config.name, config.namespace_name};
+  plan::ApplySetParent parent = applyset_parent_of(config);
   apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
   auto parent_object = store.read();
-  plan::label_members(desired.objects, parent);
 
   Json status = {{"applySet", {{"parent", parent.namespace_name + "/" + parent.name}, {"id", parent.id()}}},
                  {"lease", lease_status(client, config)}};
@@ -81,20 +81,16 @@ int run_status(StatusOptions& options) {
     status["source"] = "";
   }
 
-  auto live = apply::read_live_state(client, desired.objects);
-  // Drift as `opctl diff` sees it: opctl.yaml's ignoreDifferences apply (an
-  // autoscaler's replicas are not drift).
-  apply::DiffPassOptions compare;
-  compare.compare.ignore_rules = ignore_rules_of(config);
-  auto diffs = apply::diff_against_live(client, desired.objects, live, compare).diffs;
+  // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
+  LiveComparison comparison = compare_with_live(client, desired.objects, config);
   Json drift = Json::array();
-  for (const auto& diff : diffs)
+  for (const auto& diff : comparison.result.diffs)
     if (diff.change != diff::Change::unchanged) drift.push_back(diff_header(diff));
   status["drift"] = drift;
   Json custom = Json::array();
   for (const auto& object : desired.objects) {
     if (!plan::is_custom_kind(object.gvk())) continue;
-    const Json* current = live.find(object.key());
+    const Json* current = comparison.live.find(object.key());
     Json entry = {{"object", object.api_version() + " " + object.key().kind + " " +
                                  (object.namespace_name().empty() ? "" : object.namespace_name() + "/") +
                                  object.name()},

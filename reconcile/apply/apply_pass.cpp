@@ -118,47 +118,6 @@ class PassExecutor {
 
 }  // namespace
 
-namespace {
-
-// The scope a CRD in the desired set declares for each kind it serves.
-std::map<model::GroupVersionKind, bool> scopes_from_crds(const std::vector<Object>& objects) {
-  std::map<model::GroupVersionKind, bool> scopes;
-  for (const auto& object : objects) {
-    if (object.kind() != "CustomResourceDefinition") continue;
-    const Json& spec = object.body().value("spec", Json::object());
-    std::string group = spec.value("group", "");
-    std::string kind = spec.contains("names") ? spec["names"].value("kind", "") : "";
-    bool namespaced = spec.value("scope", "") == "Namespaced";
-    for (const auto& version : spec.value("versions", Json::array()))
-      scopes[{group, version.value("name", ""), kind}] = namespaced;
-  }
-  return scopes;
-}
-
-}  // namespace
-
-void resolve_scopes(kube::RestMapper& mapper, std::vector<Object>& objects,
-                    const std::string& default_namespace) {
-  auto crd_scopes = scopes_from_crds(objects);
-  std::vector<Problem> problems;
-  for (auto& object : objects) {
-    bool namespaced = false;
-    if (auto info = mapper.find(object.gvk())) {
-      namespaced = info->namespaced;
-    } else if (auto found = crd_scopes.find(object.gvk()); found != crd_scopes.end()) {
-      namespaced = found->second;
-    } else {
-      problems.push_back({object.location().file, object.line_of("/kind"), "kind",
-                          fmt::format("the cluster does not serve kind \"{}\" in apiVersion \"{}\" and no "
-                                      "CustomResourceDefinition in the manifests defines it",
-                                      object.kind(), object.api_version())});
-      continue;
-    }
-    if (namespaced && object.namespace_name().empty()) object.set_namespace(default_namespace);
-    if (!namespaced && !object.namespace_name().empty()) object.body()["metadata"].erase("namespace");
-  }
-  if (!problems.empty()) throw InvalidInputError(std::move(problems));
-}
 
 PassReport run_apply_pass(kube::ApiClient& client, std::vector<Object> objects, const PassOptions& options) {
   SystemClock system_clock;

@@ -60,13 +60,6 @@ struct PassOptions {
   const Clock* clock = nullptr;
 };
 
-// Resolves each object's resource and fills in the default namespace for
-// namespaced objects that have none. Kinds served by a CRD in `objects` are
-// accepted before the CRD exists. Throws InvalidInputError (nothing applied)
-// for kinds the server does not serve.
-void resolve_scopes(kube::RestMapper& mapper, std::vector<model::Object>& objects,
-                    const std::string& default_namespace);
-
 // Runs the pass. Throws only for failures that stop everything (reading
 // live state, writing the inventory, a lost Lease from the client's write
 // gate); per-object failures are in the report.

@@ -4,6 +4,7 @@
 
 #include "apply/namespace_contents.hpp"
 #include "plan/applyset.hpp"
+#include "plan/kind_scopes.hpp"
 
 namespace opctl::apply {
 namespace {
@@ -59,8 +60,7 @@ std::string prune_refusal(kube::ApiClient& client, const plan::PruneCandidate& c
       return fmt::format("it still holds objects opctl does not manage ({}); use --prune-namespaces",
                          fmt::join(foreign, ", "));
   }
-  if (candidate.key.kind == "CustomResourceDefinition" && candidate.key.group == "apiextensions.k8s.io" &&
-      !options.prune_crds) {
+  if (plan::is_crd({candidate.key.group, "", candidate.key.kind}) && !options.prune_crds) {
     auto foreign = foreign_custom_resources(client, candidate.live, options.applyset_id);
     if (!foreign.empty())
       return fmt::format(

@@ -6,6 +6,7 @@
 
 #include "apply/crd_wait.hpp"
 #include "apply/health_wait.hpp"
+#include "plan/kind_scopes.hpp"
 
 namespace opctl::apply {
 namespace {
@@ -74,7 +75,7 @@ bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
     pass_.record(*sent[i], outcome.action, std::move(outcome.message));
     // Only a CRD's answer is read again (Established, discovery); keeping every
     // answer of a first apply would hold a copy of the whole set.
-    if (results[i].ok() && sent[i]->key.kind == "CustomResourceDefinition")
+    if (results[i].ok() && plan::is_crd({sent[i]->key.group, "", sent[i]->key.kind}))
       applied_crds_[sent[i]->key] = std::move(results[i].object);
   }
   return all_ok;

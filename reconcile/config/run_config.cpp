@@ -321,6 +321,10 @@ RunConfig parse_run_config(const std::string& text, const std::string& file) {
   return config;
 }
 
+std::string set_object_name(const std::string& config_name) {
+  return "opctl-" + config_name;
+}
+
 bool is_config_file_path(const std::string& path) {
   const std::string name = k_config_file_name;
   if (path == name) return true;

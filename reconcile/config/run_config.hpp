@@ -93,6 +93,12 @@ struct RunConfig {
   std::vector<HelmChart> helm;
 };
 
+// The name of a set's ApplySet parent Secret and of its Lease, both in
+// RunConfig::namespace_name ("opctl-<metadata.name>"); opctl install names
+// the set's ServiceAccount so too. Every reader and writer of the set must
+// agree on it, or a pass would not find its own inventory.
+std::string set_object_name(const std::string& config_name);
+
 // True for an opctl.yaml among the files of a source (settings, not a
 // manifest): "opctl.yaml", "dir/opctl.yaml", "repo@abc:opctl.yaml".
 bool is_config_file_path(const std::string& path);

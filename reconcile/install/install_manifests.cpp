@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "config/run_config.hpp"
 #include "install/object_metadata.hpp"
 
 namespace opctl::install {
@@ -26,17 +27,18 @@ Json config_map(const InstallOptions& options) {
 
 std::string minimal_config_text(const std::string& config_name, const std::string& namespace_name) {
   return fmt::format(
-      "# Written by opctl install: the Lease and the ApplySet parent Secret are opctl-{0} in {1}.\n"
+      "# Written by opctl install: the Lease and the ApplySet parent Secret are {2} in {1}.\n"
       "apiVersion: opctl.io/v1alpha1\n"
       "kind: Config\n"
       "metadata:\n"
       "  name: {0}\n"
       "  namespace: {1}\n",
-      config_name, namespace_name);
+      config_name, namespace_name, config::set_object_name(config_name));
 }
 
+// Named as the set's Lease and ApplySet parent, so one name finds all of an install.
 std::string service_account_name(const InstallOptions& options) {
-  return "opctl-" + options.config_name;
+  return config::set_object_name(options.config_name);
 }
 
 std::vector<Json> install_manifests(const InstallOptions& options, const RbacRules& rbac) {

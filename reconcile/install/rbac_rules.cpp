@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "config/run_config.hpp"
 #include "install/kind_children.hpp"
 #include "model/error.hpp"
 
@@ -142,7 +143,7 @@ class Builder {
   // cannot be limited to their names (see k_named_verbs).
   void add_bookkeeping() {
     PolicyRules& rules = rules_.namespaced[inputs_.config_namespace];
-    std::string name = "opctl-" + inputs_.config_name;
+    std::string name = config::set_object_name(inputs_.config_name);
     rules.allow("", "secrets", {"create"});
     rules.allow_named("", "secrets", {"get", "patch"}, name);
     rules.allow("", "events", {"create"});  // each pass's story, on the parent (cluster_events.hpp)

@@ -27,7 +27,7 @@ struct RbacRules {
   PolicyRules cluster;                            // the ClusterRole's rules
 };
 
-// `desired` must have its namespaces resolved (resolve_namespaces). Throws
+// `desired` must have its namespaces resolved (plan::resolve_scopes). Throws
 // InvalidInputError when a kind (or a custom kind's child kind) is unknown.
 RbacRules compute_rbac(const std::vector<model::Object>& desired, const RbacInputs& inputs);
 

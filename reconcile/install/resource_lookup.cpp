@@ -1,13 +1,10 @@
 #include "install/resource_lookup.hpp"
 
-#include <fmt/format.h>
-
 #include <cctype>
 #include <map>
 #include <utility>
 
-#include "model/error.hpp"
-#include "validate/kind_scopes.hpp"
+#include "plan/kind_scopes.hpp"
 
 namespace opctl::install {
 namespace {
@@ -19,13 +16,13 @@ bool is_vowel(char letter) {
 }
 
 // The CRD's group and kind with the resource it is served as.
-std::optional<std::pair<validate::GroupKind, ResourceRef>> crd_resource(const Json& crd) {
-  auto scope = validate::crd_scope(crd);
-  if (!scope) return std::nullopt;
+std::optional<std::pair<plan::GroupKind, ResourceRef>> crd_resource(const Json& crd) {
+  auto defined = plan::crd_kind(crd);
+  if (!defined) return std::nullopt;
   const Json& names = crd["spec"]["names"];
   std::string plural = names.value("plural", "");
-  if (plural.empty()) plural = plural_of(scope->first.second);
-  return std::pair{scope->first, ResourceRef{scope->first.first, plural, scope->second}};
+  if (plural.empty()) plural = plural_of(defined->kind.kind);
+  return std::pair{defined->kind, ResourceRef{defined->kind.group, plural, defined->namespaced}};
 }
 
 }  // namespace
@@ -45,19 +42,18 @@ std::string plural_of(const std::string& kind) {
 std::vector<Json> crds_in(const std::vector<model::Object>& objects) {
   std::vector<Json> crds;
   for (const auto& object : objects)
-    if (object.gvk().group == "apiextensions.k8s.io" && object.kind() == "CustomResourceDefinition")
-      crds.push_back(object.body());
+    if (plan::is_crd(object.gvk())) crds.push_back(object.body());
   return crds;
 }
 
 ResourceLookup offline_lookup(const std::vector<Json>& crds) {
-  std::map<validate::GroupKind, ResourceRef> defined;
+  std::map<plan::GroupKind, ResourceRef> defined;
   for (const auto& crd : crds)
     if (auto found = crd_resource(crd)) defined.insert(*found);
   return [defined = std::move(defined)](const model::GroupVersionKind& gvk) -> std::optional<ResourceRef> {
-    validate::GroupKind key{gvk.group, gvk.kind};
+    plan::GroupKind key{gvk.group, gvk.kind};
     if (auto found = defined.find(key); found != defined.end()) return found->second;
-    if (auto namespaced = validate::builtin_namespaced(key))
+    if (auto namespaced = plan::builtin_namespaced(key))
       return ResourceRef{gvk.group, plural_of(gvk.kind), *namespaced};
     return std::nullopt;
   };
@@ -71,24 +67,11 @@ ResourceLookup first_of(std::vector<ResourceLookup> lookups) {
   };
 }
 
-void resolve_namespaces(std::vector<model::Object>& objects, const ResourceLookup& lookup,
-                        const std::string& default_namespace) {
-  std::vector<Problem> problems;
-  for (auto& object : objects) {
-    auto found = lookup(object.gvk());
-    if (!found) {
-      problems.push_back(
-          {object.location().file, object.line_of("/kind"), "kind",
-           fmt::format("kind \"{}\" in apiVersion \"{}\" is not built in, no "
-                       "CustomResourceDefinition in the manifests defines it and the cluster does "
-                       "not serve it",
-                       object.kind(), object.api_version())});
-      continue;
-    }
-    if (found->namespaced && object.namespace_name().empty()) object.set_namespace(default_namespace);
-    if (!found->namespaced && !object.namespace_name().empty()) object.body()["metadata"].erase("namespace");
-  }
-  if (!problems.empty()) throw InvalidInputError(std::move(problems));
+plan::ServedScope scopes_of(const ResourceLookup& lookup) {
+  return [lookup](const model::GroupVersionKind& gvk) -> std::optional<bool> {
+    auto found = lookup(gvk);
+    return found ? std::optional<bool>(found->namespaced) : std::nullopt;
+  };
 }
 
 }  // namespace opctl::install

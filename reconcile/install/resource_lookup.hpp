@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/object.hpp"
+#include "plan/kind_scopes.hpp"
 
 namespace opctl::install {
 
@@ -34,10 +35,8 @@ ResourceLookup offline_lookup(const std::vector<model::Json>& crds);
 // Tries each lookup in turn.
 ResourceLookup first_of(std::vector<ResourceLookup> lookups);
 
-// As `opctl reconcile` does: a namespaced object without a namespace gets
-// `default_namespace`, a cluster-scoped one loses any. Throws
-// InvalidInputError naming every object whose kind the lookup does not know.
-void resolve_namespaces(std::vector<model::Object>& objects, const ResourceLookup& lookup,
-                        const std::string& default_namespace);
+// The scopes `lookup` knows, for plan::resolve_scopes: namespaces are
+// resolved for the install as `opctl reconcile` resolves them.
+plan::ServedScope scopes_of(const ResourceLookup& lookup);
 
 }  // namespace opctl::install

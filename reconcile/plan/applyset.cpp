@@ -35,12 +35,6 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 }  // namespace
 
-GroupKind GroupKind::parse(const std::string& text) {
-  auto dot = text.find('.');
-  if (dot == std::string::npos) return {"", text};
-  return {text.substr(dot + 1), text.substr(0, dot)};
-}
-
 std::string ApplySetParent::id() const {
   std::string unencoded = fmt::format("{}.{}.Secret.", name, namespace_name);
   return "applyset-" + base64_url_unpadded(model::sha256(unencoded)) + "-v1";

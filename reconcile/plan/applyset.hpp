@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/object.hpp"
+#include "plan/group_kind.hpp"
 
 namespace opctl::plan {
 
@@ -16,15 +17,6 @@ inline constexpr const char* k_applyset_part_of_label = "applyset.kubernetes.io/
 inline constexpr const char* k_applyset_tooling_annotation = "applyset.kubernetes.io/tooling";
 inline constexpr const char* k_applyset_group_kinds_annotation = "applyset.kubernetes.io/contains-group-kinds";
 inline constexpr const char* k_applyset_namespaces_annotation = "applyset.kubernetes.io/additional-namespaces";
-
-struct GroupKind {
-  std::string group;
-  std::string kind;
-  // "Deployment.apps", "Namespace"
-  std::string to_string() const { return group.empty() ? kind : kind + "." + group; }
-  static GroupKind parse(const std::string& text);
-  auto operator<=>(const GroupKind&) const = default;
-};
 
 struct ApplySetParent {
   std::string name;       // the Secret's name

@@ -6,6 +6,7 @@
 #include "diff/field_ownership.hpp"
 #include "diff/normalize.hpp"
 #include "plan/apply_order.hpp"
+#include "plan/kind_scopes.hpp"
 #include "plan/prune_set.hpp"
 
 namespace opctl::plan {
@@ -13,8 +14,6 @@ namespace {
 
 using model::Json;
 using model::Object;
-
-const int k_crd_rank = kind_rank({"apiextensions.k8s.io", "v1", "CustomResourceDefinition"});
 
 // Settles what the object is sent as and decides its step. opctl.io/source
 // keeps its live value unless the object changes anyway.
@@ -56,11 +55,12 @@ void plan_applies(PassPlan& plan, const LiveObjects& live, const PlanOptions& op
     if (plan.waves.empty() || plan.waves.back().wave != group.wave)
       plan.waves.push_back({group.wave, {}, {}});
     PlanWave& wave = plan.waves.back();
-    ApplyBatch batch{group.rank, {}, group.rank == k_crd_rank};
+    ApplyBatch batch{group.rank, {}, false};
     for (auto index : group.members) {
       Object& object = plan.objects[index];
       auto found = live.find(object.key());
       StepAction action = decide(object, found == live.end() ? nullptr : &found->second, options);
+      batch.waits_for_crds = batch.waits_for_crds || is_crd(object.gvk());
       batch.steps.push_back(plan.steps.size());
       if (options.wait && !skips_health(object, options)) wave.health_waits.push_back(plan.steps.size());
       plan.steps.push_back(

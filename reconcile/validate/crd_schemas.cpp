@@ -1,5 +1,6 @@
 #include "validate/crd_schemas.hpp"
 
+#include "plan/kind_scopes.hpp"
 #include "validate/json_fields.hpp"
 
 namespace opctl::validate {
@@ -24,7 +25,7 @@ Json with_object_fields(Json schema) {
 CrdSchemas::CrdSchemas(const std::vector<model::Object>& objects)
     : document_(Json{{"components", {{"schemas", Json::object()}}}}, "the CustomResourceDefinitions in the manifests") {
   for (const auto& object : objects) {
-    if (object.gvk().group != "apiextensions.k8s.io" || object.kind() != "CustomResourceDefinition") continue;
+    if (!plan::is_crd(object.gvk())) continue;
     const Json* spec = field(object.body(), "spec");
     const Json* names = spec != nullptr ? field(*spec, "names") : nullptr;
     const Json* versions = spec != nullptr ? field(*spec, "versions") : nullptr;

@@ -13,6 +13,7 @@ namespace {
 
 using model::Json;
 using model::Object;
+using plan::GroupKind;
 
 const GroupKind k_config_map{"", "ConfigMap"};
 const GroupKind k_secret{"", "Secret"};
@@ -178,7 +179,7 @@ bool has_key(const Object& target, const std::string& key) {
 
 std::string describe(const Reference& reference) {
   std::string where = reference.namespace_name.empty() ? "" : reference.namespace_name + "/";
-  return fmt::format("{} {}{}", reference.kind.second, where, reference.name);
+  return fmt::format("{} {}{}", reference.kind.kind, where, reference.name);
 }
 
 Finding warning(const Object& object, const FieldPath& path, std::string message) {

@@ -7,11 +7,11 @@
 #include <tuple>
 
 #include "plan/apply_order.hpp"
+#include "plan/kind_scopes.hpp"
 #include "source/manifest_parser.hpp"
 #include "validate/crd_schemas.hpp"
 #include "validate/desired_index.hpp"
 #include "validate/field_path.hpp"
-#include "validate/kind_scopes.hpp"
 #include "validate/kind_validator.hpp"
 #include "validate/messages.hpp"
 #include "validate/reference_checks.hpp"
@@ -22,6 +22,7 @@ namespace opctl::validate {
 namespace {
 
 using model::Object;
+using plan::GroupKind;
 
 // What is known about one kind, decided once for all its objects.
 struct KindFacts {
@@ -42,9 +43,9 @@ std::string objects_phrase(std::size_t count) { return count == 1 ? "1 object" :
 class Validation {
  public:
   Validation(std::vector<Object> objects, const ValidateOptions& options)
-      : objects_(std::move(objects)), options_(options), crd_scopes_(crd_scopes(objects_)) {
+      : objects_(std::move(objects)), options_(options), crd_kinds_(plan::crd_kinds(objects_)) {
     for (const auto& crd : options_.known_crds)
-      if (auto scope = crd_scope(crd)) known_scopes_.insert(*scope);
+      if (auto defined = plan::crd_kind(crd)) known_kinds_.emplace(defined->kind, std::move(*defined));
   }
 
   ValidationReport run() {
@@ -77,23 +78,22 @@ class Validation {
   KindFacts facts_of(const Object& object) const {
     auto gvk = object.gvk();
     GroupKind kind{gvk.group, gvk.kind};
-    auto crd = crd_scopes_.find(kind);
-    auto known = known_scopes_.find(kind);
+    auto crd = crd_kinds_.find(kind);
+    auto known = known_kinds_.find(kind);
     if (options_.cluster_scope) {
       if (auto namespaced = options_.cluster_scope(gvk)) return {namespaced, ""};
-      if (crd != crd_scopes_.end()) return {crd->second, ""};
-      if (known != known_scopes_.end())
-        return {known->second,
-                fmt::format("the cluster does not serve kind \"{}\" in apiVersion \"{}\" yet: install opctl's CRDs "
-                            "(opctl crds | kubectl apply --server-side -f -) before reconciling",
-                            gvk.kind, gvk.api_version()),
+      if (crd != crd_kinds_.end()) return {crd->second.namespaced, ""};
+      if (known != known_kinds_.end())
+        return {known->second.namespaced,
+                fmt::format(
+                    "the cluster does not serve kind \"{}\" in apiVersion \"{}\" yet: install opctl's CRDs "
+                    "(opctl crds | kubectl apply --server-side -f -) before reconciling",
+                    gvk.kind, gvk.api_version()),
                 Finding::Severity::warning};
-      return {std::nullopt, fmt::format("the cluster does not serve kind \"{}\" in apiVersion \"{}\" and no "
-                                        "CustomResourceDefinition in the manifests defines it",
-                                        gvk.kind, gvk.api_version())};
+      return {std::nullopt, plan::unknown_kind_message(gvk)};
     }
-    if (crd != crd_scopes_.end()) return {crd->second, ""};
-    if (known != known_scopes_.end()) return {known->second, ""};
+    if (crd != crd_kinds_.end()) return {crd->second.namespaced, ""};
+    if (known != known_kinds_.end()) return {known->second.namespaced, ""};
     if (const OpenApiDocument* document = document_for(object)) {
       if (auto namespaced = document->namespaced(gvk)) return {namespaced, ""};
       if (document->schema_for(gvk) == nullptr)
@@ -101,7 +101,7 @@ class Validation {
                                           gvk.kind, document->origin(),
                                           did_you_mean(gvk.kind, document->kind_names(gvk.api_version())))};
     }
-    return {builtin_namespaced(kind), ""};
+    return {plan::builtin_namespaced(kind), ""};
   }
 
   // Unknown kinds and scope mismatches; then namespaces are defaulted, which
@@ -202,8 +202,9 @@ class Validation {
 
   std::vector<Object> objects_;
   const ValidateOptions& options_;
-  std::map<GroupKind, bool> crd_scopes_;
-  std::map<GroupKind, bool> known_scopes_;  // opctl's own kinds
+  // By group and kind: a CRD's kind has one scope at every version.
+  std::map<GroupKind, plan::CrdKind> crd_kinds_;
+  std::map<GroupKind, plan::CrdKind> known_kinds_;  // opctl's own kinds
   SchemaSet schemas_;
   std::set<const Object*> unknown_kinds_;
   std::map<std::string, std::size_t> unchecked_;  // why objects were not checked against a schema -> how many

@@ -397,7 +397,16 @@ def test_ignore_annotation_hides_drift(cluster, namespace, manifests):
     assert decided_line(result.stderr) == (1, 0)
 
 
-def test_ignore_differences_from_opctl_yaml(cluster, namespace, manifests):
+def status_drift(cluster, root):
+    """opctl status's drift lines (JSON) and its text output."""
+    args = ["status", "--kubeconfig", cluster.kubeconfig, "--path", str(root)]
+    as_json, as_text = cluster.opctl(*args, "-o", "json"), cluster.opctl(*args)
+    assert as_json.returncode == 0 and as_text.returncode == 0, as_json.stderr + as_text.stderr
+    return json.loads(as_json.stdout)["drift"], as_text.stdout
+
+
+def test_ignore_differences_from_opctl_yaml_in_diff_and_status(cluster, namespace, manifests):
+    # Replicas scaled by hand are drift to diff and status alike, until opctl.yaml ignores them; then to neither.
     rules = "spec:\n  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n"
     name = setname()
     files = {"opctl.yaml": opctl_config(name, namespace), "app.yaml": app_set(namespace)}
@@ -405,9 +414,16 @@ def test_ignore_differences_from_opctl_yaml(cluster, namespace, manifests):
     reconcile_ok(cluster, root)
     cluster.kubectl("scale", "deployment", "web", "-n", namespace, "--replicas=3")
     assert diff(cluster, root, "--exit-code").returncode == 1
+    drift, text = status_drift(cluster, root)
+    assert len(drift) == 1 and f"{namespace}/web" in drift[0], drift
+    assert "Drift: 1 objects" in text, text
     manifests({"opctl.yaml": opctl_config(name, namespace, rules)})
     result = diff(cluster, root, "--exit-code")
     assert result.returncode == 0, result.stdout + result.stderr
+    drift, text = status_drift(cluster, root)
+    assert drift == [], drift
+    assert "Drift: none, in sync" in text, text
+    assert cluster.get_json("deployment", "web", "-n", namespace)["spec"]["replicas"] == 3  # nothing was changed
 
 
 # --- 3. the fast path: O(kinds) requests -------------------------------------

@@ -63,3 +63,9 @@ TEST_CASE("a helm entry without a chart, with an absolute path or a bad release 
   CHECK_THROWS_WITH(parse("    - chart: web\n      values: v.yaml\n"),
                     Catch::Contains("unknown field \"values\""));
 }
+
+TEST_CASE("the set's ApplySet parent and Lease are named opctl-<metadata.name>", "[run_config]") {
+  // Given a config's name, we should give the one name every command looks the set's objects up by.
+  CHECK(opctl::config::set_object_name("shop") == "opctl-shop");
+  CHECK(opctl::config::set_object_name("default") == "opctl-default");
+}

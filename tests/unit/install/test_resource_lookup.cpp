@@ -5,6 +5,7 @@
 
 using opctl::install::offline_lookup;
 using opctl::install::plural_of;
+using opctl::install::scopes_of;
 using opctl::model::Json;
 using opctl::model::Object;
 
@@ -24,7 +25,7 @@ TEST_CASE("given an object without a namespace we should default it only when it
       Object(Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "c"}}}}),
       Object(Json{
           {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "n"}, {"namespace", "x"}}}})};
-  opctl::install::resolve_namespaces(objects, offline_lookup({}), "opctl-system");
+  opctl::plan::resolve_scopes(scopes_of(offline_lookup({})), objects, "opctl-system");
   CHECK(objects[0].namespace_name() == "opctl-system");
   CHECK(objects[1].namespace_name().empty());
 }
@@ -34,7 +35,7 @@ TEST_CASE("given an unknown kind we should say so with its location", "[install]
       Object(Json{{"apiVersion", "example.com/v1"}, {"kind", "Gadget"}, {"metadata", {{"name", "g"}}}},
              {"gadget.yaml", 3})};
   try {
-    opctl::install::resolve_namespaces(objects, offline_lookup({}), "default");
+    opctl::plan::resolve_scopes(scopes_of(offline_lookup({})), objects, "default");
     FAIL("expected InvalidInputError");
   } catch (const opctl::InvalidInputError& error) {
     REQUIRE(error.problems().size() == 1);

@@ -1,8 +1,43 @@
-#include "validate/kind_scopes.hpp"
+#include "plan/kind_scopes.hpp"
 
-#include "validate/json_fields.hpp"
+#include <fmt/format.h>
 
-namespace opctl::validate {
+#include <algorithm>
+#include <initializer_list>
+
+#include "model/error.hpp"
+
+namespace opctl::plan {
+namespace {
+
+using model::Json;
+
+// The string at `path` below `value`; "" where the shape is not a CRD's (an
+// invalid CRD is the schema check's to report, not a reason to throw here).
+std::string text_at(const Json& value, std::initializer_list<const char*> path) {
+  const Json* at = &value;
+  for (const char* key : path) {
+    if (!at->is_object() || !at->contains(key)) return "";
+    at = &(*at)[key];
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+std::vector<std::string> version_names(const Json& crd) {
+  std::vector<std::string> names;
+  if (!crd.contains("spec") || !crd["spec"].is_object()) return names;
+  const Json& versions = crd["spec"].value("versions", Json::array());
+  if (!versions.is_array()) return names;
+  for (const auto& version : versions)
+    if (auto name = text_at(version, {"name"}); !name.empty()) names.push_back(name);
+  return names;
+}
+
+}  // namespace
+
+bool is_crd(const model::GroupVersionKind& gvk) {
+  return gvk.group == k_crd_group && gvk.kind == k_crd_kind;
+}
 
 std::optional<bool> builtin_namespaced(const GroupKind& kind) {
   constexpr bool namespaced = true;
@@ -87,21 +122,54 @@ std::optional<bool> builtin_namespaced(const GroupKind& kind) {
   return found->second;
 }
 
-std::optional<std::pair<GroupKind, bool>> crd_scope(const model::Json& crd) {
-  const model::Json* spec = field(crd, "spec");
-  const model::Json* names = spec != nullptr ? field(*spec, "names") : nullptr;
-  if (names == nullptr || text_field(*names, "kind").empty()) return std::nullopt;
-  return std::pair{GroupKind{text_field(*spec, "group"), text_field(*names, "kind")},
-                   text_field(*spec, "scope") == "Namespaced"};
+std::optional<CrdKind> crd_kind(const Json& crd) {
+  std::string kind = text_at(crd, {"spec", "names", "kind"});
+  if (kind.empty()) return std::nullopt;
+  return CrdKind{{text_at(crd, {"spec", "group"}), kind},
+                 text_at(crd, {"spec", "scope"}) == "Namespaced",
+                 version_names(crd)};
 }
 
-std::map<GroupKind, bool> crd_scopes(const std::vector<model::Object>& objects) {
-  std::map<GroupKind, bool> scopes;
+bool CrdKind::defines(const model::GroupVersionKind& gvk) const {
+  return gvk.group == kind.group && gvk.kind == kind.kind &&
+         std::find(versions.begin(), versions.end(), gvk.version) != versions.end();
+}
+
+std::map<GroupKind, CrdKind> crd_kinds(const std::vector<model::Object>& objects) {
+  std::map<GroupKind, CrdKind> defined;
   for (const auto& object : objects) {
-    if (object.gvk().group != "apiextensions.k8s.io" || object.kind() != "CustomResourceDefinition") continue;
-    if (auto scope = crd_scope(object.body())) scopes[scope->first] = scope->second;
+    if (!is_crd(object.gvk())) continue;
+    if (auto found = crd_kind(object.body())) defined.insert_or_assign(found->kind, std::move(*found));
   }
-  return scopes;
+  return defined;
 }
 
-}  // namespace opctl::validate
+std::string unknown_kind_message(const model::GroupVersionKind& gvk) {
+  return fmt::format(
+      "the cluster does not serve kind \"{}\" in apiVersion \"{}\" and no CustomResourceDefinition in the "
+      "manifests defines it",
+      gvk.kind, gvk.api_version());
+}
+
+void resolve_scopes(const ServedScope& served, std::vector<model::Object>& objects,
+                    const std::string& default_namespace) {
+  auto defined = crd_kinds(objects);
+  std::vector<Problem> problems;
+  for (auto& object : objects) {
+    auto gvk = object.gvk();
+    std::optional<bool> namespaced = served(gvk);
+    if (!namespaced)
+      if (auto crd = defined.find({gvk.group, gvk.kind}); crd != defined.end() && crd->second.defines(gvk))
+        namespaced = crd->second.namespaced;
+    if (!namespaced) {
+      problems.push_back(
+          {object.location().file, object.line_of("/kind"), "kind", unknown_kind_message(gvk)});
+      continue;
+    }
+    if (*namespaced && object.namespace_name().empty()) object.set_namespace(default_namespace);
+    if (!*namespaced && !object.namespace_name().empty()) object.body()["metadata"].erase("namespace");
+  }
+  if (!problems.empty()) throw InvalidInputError(std::move(problems));
+}
+
+}  // namespace opctl::plan

@@ -1,0 +1,17 @@
+#include "live_comparison.hpp"
+
+#include "config_values.hpp"
+
+namespace opctl::cli {
+
+LiveComparison compare_with_live(kube::ApiClient& client, std::vector<model::Object>& desired,
+                                 const config::RunConfig& config, const apply::LiveStateOptions& read) {
+  plan::label_members(desired, applyset_parent_of(config));
+  LiveComparison comparison;
+  comparison.live = apply::read_live_state(client, desired, read);
+  comparison.options.compare.ignore_rules = ignore_rules_of(config);
+  comparison.result = apply::diff_against_live(client, desired, comparison.live, comparison.options);
+  return comparison;
+}
+
+}  // namespace opctl::cli
