@@ -57,7 +57,7 @@ LeaseLock::LeaseLock(std::unique_ptr<kube::HttpTransport> transport, LeaseSettin
                      std::unique_ptr<Clock> clock)
     : transport_(std::move(transport)),
       settings_(std::move(settings)),
-      clock_(clock ? std::move(clock) : std::make_unique<SystemClock>()) {}
+      clock_(clock ? std::move(clock) : std::make_unique<opctl::SystemClock>()) {}
 
 std::unique_ptr<LeaseLock> LeaseLock::acquire(std::unique_ptr<kube::HttpTransport> transport,
                                               LeaseSettings settings, std::unique_ptr<Clock> clock) {
