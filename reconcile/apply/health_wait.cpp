@@ -1,12 +1,23 @@
 #include "apply/health_wait.hpp"
 
-#include <thread>
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
 
 #include "apply/workload_pods.hpp"
 #include "kube/api_error.hpp"
 
 namespace opctl::apply {
 namespace {
+
+// Objects of one resource in one namespace: what one LIST reads.
+using ReadGroupKey = std::pair<model::GroupVersionKind, std::string>;
+
+// A LIST also carries the namespace's other objects of the resource; when
+// they outnumber the awaited ones by more than this, GETs move less data
+// than LISTs (a wait on two ConfigMaps in a namespace of hundreds).
+constexpr std::size_t k_max_listed_per_awaited = 4;
 
 std::vector<model::Json> list_matching(kube::ApiClient& client, const model::GroupVersionKind& gvk,
                                        const std::string& namespace_name, const std::string& selector) {
@@ -37,27 +48,108 @@ HealthStatus with_pod_health(kube::ApiClient& client, const model::Json& live, H
   }
 }
 
+// The API server's own words for a missing object, so a LIST that lacks it
+// reads like the GET's 404: `deployments.apps "web" not found`.
+kube::ApiStatus not_found(const WaitTarget& target) {
+  const auto& resource = target.resource;
+  std::string plural =
+      resource.gvk.group.empty() ? resource.resource : resource.resource + "." + resource.gvk.group;
+  return {404, kube::ApiReason::not_found, fmt::format("{} \"{}\" not found", plural, target.key.name), {}};
+}
+
+// Reads the live objects of the targets a wait still polls, and remembers
+// across polls which groups must be read by GET.
+class LiveReader {
+ public:
+  explicit LiveReader(kube::ApiClient& client) : client_(client) {}
+
+  std::map<const WaitTarget*, kube::ApiResult> read(const std::vector<const WaitTarget*>& pending) {
+    std::map<ReadGroupKey, std::vector<const WaitTarget*>> groups;
+    for (const auto* target : pending)
+      groups[{target->resource.gvk, target->key.namespace_name}].push_back(target);
+    std::map<const WaitTarget*, kube::ApiResult> live;
+    std::vector<const WaitTarget*> by_get;
+    for (const auto& [key, members] : groups) {
+      bool one_get_is_cheaper = members.size() == 1 || read_by_get_.contains(key);
+      if (one_get_is_cheaper || !list_group(key, members, live))
+        by_get.insert(by_get.end(), members.begin(), members.end());
+    }
+    get_each(by_get, live);
+    return live;
+  }
+
+ private:
+  // One LIST for the group; false when the LIST is forbidden (RBAC may grant
+  // get without list), so the group is read by GET from now on.
+  bool list_group(const ReadGroupKey& key, const std::vector<const WaitTarget*>& members,
+                  std::map<const WaitTarget*, kube::ApiResult>& live) {
+    std::vector<model::Json> listed;
+    try {
+      listed = client_.list(members.front()->resource, key.second);
+    } catch (const kube::ApiError& error) {
+      if (error.status().reason == kube::ApiReason::forbidden) {
+        read_by_get_.insert(key);
+        return false;
+      }
+      // As a failed GET: the objects stay progressing with the error, and the next poll tries again.
+      for (const auto* target : members)
+        live[target] = {error.status(), {}};
+      return true;
+    }
+    if (listed.size() > k_max_listed_per_awaited * members.size()) read_by_get_.insert(key);
+    std::map<std::string, const WaitTarget*> by_name;
+    for (const auto* target : members)
+      by_name[target->key.name] = target;
+    for (auto& item : listed) {
+      auto metadata = item.find("metadata");
+      if (metadata == item.end() || !metadata->is_object()) continue;
+      if (metadata->value("namespace", "") != key.second) continue;  // "" lists every namespace
+      auto found = by_name.find(metadata->value("name", ""));
+      if (found != by_name.end()) live[found->second] = {{}, std::move(item)};
+    }
+    for (const auto* target : members)
+      if (!live.contains(target)) live[target] = {not_found(*target), {}};
+    return true;
+  }
+
+  void get_each(const std::vector<const WaitTarget*>& targets,
+                std::map<const WaitTarget*, kube::ApiResult>& live) {
+    std::vector<kube::HttpRequest> requests;
+    for (const auto* target : targets)
+      requests.push_back(client_.get_request(target->resource, target->key.namespace_name, target->key.name));
+    auto results = client_.execute(requests);
+    for (std::size_t i = 0; i < targets.size(); ++i)
+      live[targets[i]] = std::move(results[i]);
+  }
+
+  kube::ApiClient& client_;
+  std::set<ReadGroupKey> read_by_get_;
+};
+
+HealthStatus health_of(kube::ApiClient& client, const kube::ApiResult& live) {
+  if (!live.ok()) return {HealthState::progressing, live.status.message};
+  return with_pod_health(client, live.object, assess_health(live.object));
+}
+
 }  // namespace
 
 WaitResult wait_until_healthy(kube::ApiClient& client, const std::vector<WaitTarget>& targets,
                               const WaitOptions& options) {
+  SystemClock system_clock;
+  const Clock& clock = options.clock != nullptr ? *options.clock : system_clock;
+  LiveReader reader(client);
   std::vector<const WaitTarget*> pending;
   for (const auto& target : targets) pending.push_back(&target);
   WaitResult result;
   while (true) {
-    std::vector<kube::HttpRequest> requests;
-    for (const auto* target : pending)
-      requests.push_back(client.get_request(target->resource, target->key.namespace_name, target->key.name));
-    auto responses = client.execute(requests);
+    auto live = reader.read(pending);
     std::vector<const WaitTarget*> still;
     result.unhealthy.clear();
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      HealthStatus health = responses[i].ok()
-                                ? with_pod_health(client, responses[i].object, assess_health(responses[i].object))
-                                : HealthStatus{HealthState::progressing, responses[i].status.message};
+    for (const auto* target : pending) {
+      HealthStatus health = health_of(client, live.at(target));
       if (health.state == HealthState::healthy) continue;
-      still.push_back(pending[i]);
-      result.unhealthy.emplace_back(pending[i]->key, health);
+      still.push_back(target);
+      result.unhealthy.emplace_back(target->key, health);
     }
     pending = std::move(still);
     if (options.on_poll) options.on_poll(result.unhealthy);
@@ -74,11 +166,11 @@ WaitResult wait_until_healthy(kube::ApiClient& client, const std::vector<WaitTar
       result.outcome = WaitResult::Outcome::stopped;
       return result;
     }
-    if (std::chrono::steady_clock::now() + options.poll_interval >= options.deadline) {
+    if (clock.steady_now() + options.poll_interval >= options.deadline) {
       result.outcome = WaitResult::Outcome::timed_out;
       return result;
     }
-    std::this_thread::sleep_for(options.poll_interval);
+    clock.sleep_for(options.poll_interval);
   }
 }
 

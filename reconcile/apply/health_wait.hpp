@@ -1,5 +1,7 @@
 // Waits until objects are healthy, polling their live state, and stops early
-// when one can no longer become healthy (fail fast) or time runs out.
+// when one can no longer become healthy (fail fast) or time runs out. A poll
+// reads the objects of one resource in one namespace with one LIST when it
+// waits for several of them there, and with a GET when for one.
 #pragma once
 
 #include <chrono>
@@ -9,6 +11,7 @@
 
 #include "apply/health_rules.hpp"
 #include "kube/api_client.hpp"
+#include "model/clock.hpp"
 #include "model/object.hpp"
 
 namespace opctl::apply {
@@ -25,8 +28,10 @@ struct WaitResult {
 };
 
 struct WaitOptions {
-  std::chrono::steady_clock::time_point deadline;
+  std::chrono::steady_clock::time_point deadline;  // on `clock`'s steady time
   std::chrono::milliseconds poll_interval{500};
+  // What the wait reads the time from and sleeps on; nullptr: the system clock.
+  const Clock* clock = nullptr;
   // Called after each poll with the objects still waited for.
   std::function<void(const std::vector<std::pair<model::ObjectKey, HealthStatus>>&)> on_poll;
   // True once the wait should end early (SIGTERM/SIGINT): Outcome::stopped.

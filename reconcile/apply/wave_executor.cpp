@@ -122,6 +122,7 @@ void WaveExecutor::wait_for_health(const plan::PlanWave& wave) {
   }
   WaitOptions wait;
   wait.deadline = pass_.deadline;
+  wait.clock = &pass_.clock;
   wait.stop_requested = pass_.options.stop_requested;
   wait.on_poll = [&](const auto& unhealthy) {
     if (pass_.options.events.on_waiting) pass_.options.events.on_waiting(wave.wave, unhealthy);

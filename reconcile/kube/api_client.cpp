@@ -137,12 +137,7 @@ std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& reques
 
 std::vector<model::Json> ApiClient::list(const ResourceInfo& info, const std::string& namespace_name,
                                          const ListOptions& options) {
-  return list_with_version(info, namespace_name, options).items;
-}
-
-ListResult ApiClient::list_with_version(const ResourceInfo& info, const std::string& namespace_name,
-                                        const ListOptions& options) {
-  ListResult list;
+  std::vector<model::Json> objects;
   std::string continue_token;
   int restarts = 0;
   while (true) {
@@ -156,7 +151,7 @@ ListResult ApiClient::list_with_version(const ResourceInfo& info, const std::str
     if (!continue_token.empty()) add_query(request.path, "continue=" + url_escape(continue_token));
     ApiResult result = execute(request);
     if (continue_expired(result, continue_token) && ++restarts <= k_list_restarts) {
-      list = {};
+      objects.clear();
       continue_token.clear();
       continue;
     }
@@ -169,14 +164,13 @@ ListResult ApiClient::list_with_version(const ResourceInfo& info, const std::str
       // List items carry no apiVersion/kind; put them back so they read as objects.
       item["apiVersion"] = info.gvk.api_version();
       item["kind"] = info.gvk.kind;
-      list.items.push_back(std::move(item));
+      objects.push_back(std::move(item));
     }
     model::Json metadata = result.object.value("metadata", model::Json::object());
-    if (list.resource_version.empty()) list.resource_version = metadata.value("resourceVersion", "");
     continue_token = metadata.value("continue", "");
     if (continue_token.empty()) break;
   }
-  return list;
+  return objects;
 }
 
 }  // namespace opctl::kube

@@ -9,7 +9,6 @@
 #include "kube/api_error.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rest_mapper.hpp"
-#include "kube/watch_stream.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kube {
@@ -38,11 +37,6 @@ struct ListOptions {
   std::string label_selector;
   std::string field_selector;
   int page_size = 500;  // <= 0: one request without a limit
-};
-
-struct ListResult {
-  std::vector<model::Json> items;  // with apiVersion and kind set
-  std::string resource_version;    // of the list: where a watch starts
 };
 
 struct ApiResult {
@@ -89,20 +83,11 @@ class ApiClient {
     return std::move(execute(std::vector<HttpRequest>{request}).front());
   }
 
-  // Every object of a resource in a namespace ("" = all namespaces), following
-  // `continue` tokens. Throws ApiError on failure.
+  // Every object of a resource in a namespace ("" = all namespaces), with
+  // apiVersion and kind set, following `continue` tokens. Throws ApiError on
+  // failure.
   std::vector<model::Json> list(const ResourceInfo& info, const std::string& namespace_name,
                                 const ListOptions& options = {});
-  // The same, with the list's resourceVersion (to start a watch from).
-  ListResult list_with_version(const ResourceInfo& info, const std::string& namespace_name,
-                               const ListOptions& options = {});
-
-  // Streams changes to the handler until it says stop or options.timeout
-  // runs out; see watch_stream.hpp. Blocks the calling thread, which is the
-  // only one using the transport meanwhile (the handler may use another
-  // client). Throws ApiError on errors it cannot resume from.
-  WatchResult watch(const ResourceInfo& info, const std::string& namespace_name, const WatchOptions& options,
-                    const WatchHandler& handler);
 
  private:
   HttpTransport& transport_;

@@ -74,8 +74,7 @@ EasyHandle CurlEndpoint::open(const HttpRequest& request, const Credential& cred
   curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
-  auto timeout = request.timeout.count() > 0 ? request.timeout : options_.request_timeout;
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, long(timeout.count()));
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, long(options_.request_timeout.count()));
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, long(options_.connect_timeout.count()));
   set_tls(easy, credential);
   return handle;

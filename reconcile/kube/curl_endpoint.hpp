@@ -1,4 +1,4 @@
-// libcurl plumbing shared by batched and streamed requests: RAII handles and
+// libcurl plumbing of the transport: RAII handles and
 // the settings that make an easy handle reach this cluster (URL, TLS, proxy,
 // credentials, timeouts). Internal to the kube layer.
 #pragma once

@@ -1,12 +1,10 @@
 // The libcurl transport: batches over one multi handle (HTTP/2 streams on
-// few connections, bounded concurrency, token-bucket rate limit, retries),
-// and single streamed requests (watches) over their own easy handle.
+// few connections, bounded concurrency, token-bucket rate limit, retries).
 #include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <deque>
-#include <exception>
 #include <iostream>
 #include <random>
 #include <thread>
@@ -47,37 +45,9 @@ struct Transfer {
   char error[CURL_ERROR_SIZE] = {};
 };
 
-// A streamed request: chunks of a 2xx body go to the handler.
-struct StreamTransfer {
-  CURL* easy = nullptr;
-  const ChunkHandler* on_chunk = nullptr;
-  std::string body;  // a non-2xx body, kept for the Status in it
-  bool stopped = false;
-  std::exception_ptr failure;  // thrown by the handler; rethrown after libcurl returns
-  char error[CURL_ERROR_SIZE] = {};
-};
-
 std::size_t write_body(char* data, std::size_t size, std::size_t count, void* user) {
   static_cast<Transfer*>(user)->body.append(data, size * count);
   return size * count;
-}
-
-std::size_t write_stream(char* data, std::size_t size, std::size_t count, void* user) {
-  auto* transfer = static_cast<StreamTransfer*>(user);
-  long status = 0;
-  curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &status);
-  if (status < 200 || status >= 300) {
-    transfer->body.append(data, size * count);
-    return size * count;
-  }
-  try {
-    if ((*transfer->on_chunk)(std::string_view(data, size * count))) return size * count;
-    transfer->stopped = true;
-  } catch (...) {
-    // Exceptions must not unwind through libcurl's C frames.
-    transfer->failure = std::current_exception();
-  }
-  return 0;  // makes libcurl abort the transfer
 }
 
 std::size_t write_header(char* data, std::size_t size, std::size_t count, void* user) {
@@ -140,38 +110,6 @@ class CurlTransport : public HttpTransport {
       throw;
     }
     return responses;
-  }
-
-  HttpResponse stream(const HttpRequest& request, const ChunkHandler& on_chunk) override {
-    Credential credential = credentials_.current();
-    StreamTransfer transfer;
-    transfer.on_chunk = &on_chunk;
-    HeaderList headers;
-    EasyHandle easy = endpoint_.open(request, credential, headers);
-    transfer.easy = easy.get();
-    curl_easy_setopt(easy.get(), CURLOPT_ERRORBUFFER, transfer.error);
-    curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, write_stream);
-    curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &transfer);
-    stats_.requests += 1;
-    CURLcode result = curl_easy_perform(easy.get());
-    if (transfer.failure) std::rethrow_exception(transfer.failure);
-    HttpResponse response;
-    response.attempts = 1;
-    curl_easy_getinfo(easy.get(), CURLINFO_RESPONSE_CODE, &response.status);
-    count_connection(easy.get());
-    if (response.status == 401) credentials_.expire();
-    response.body = std::move(transfer.body);
-    if (result != CURLE_OK && !transfer.stopped)
-      response.transport_error =
-          fmt::format("{}{}: {}", model::redact_credentials(endpoint_.base_url()), request.path,
-                      transfer.error[0] != '\0' ? transfer.error : curl_easy_strerror(result));
-    if (options_.verbose) {
-      const char* how = transfer.stopped                   ? "stopped by the caller"
-                        : response.transport_error.empty() ? "ended"
-                                                           : "broke off";
-      log(fmt::format("opctl: {} {} -> {} (stream {})", request.method, request.path, response.status, how));
-    }
-    return response;
   }
 
   TransportStats stats() const override { return stats_; }

@@ -7,7 +7,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "kube/cluster_config.hpp"
@@ -23,19 +22,14 @@ struct HttpRequest {
   // Safe to send again after a timeout or a reset: GET, server-side apply,
   // DELETE. A create is not (it may have landed).
   bool retryable = true;
-  // The whole request, body included; 0: TransportOptions::request_timeout.
-  std::chrono::milliseconds timeout{0};
 };
 
 struct HttpResponse {
   long status = 0;  // 0 when no HTTP response arrived
   std::string body;
-  std::string transport_error;  // libcurl's message when status is 0 (or when a stream broke off)
+  std::string transport_error;  // libcurl's message when status is 0
   int attempts = 0;
 };
-
-// Receives a streamed body piece by piece; returns false to stop reading.
-using ChunkHandler = std::function<bool(std::string_view chunk)>;
 
 // Where log lines go: one line per call, without a trailing newline.
 using LogSink = std::function<void(const std::string& line)>;
@@ -71,12 +65,6 @@ class HttpTransport {
   // Sends all requests, at most `concurrency` at a time; responses in order.
   virtual std::vector<HttpResponse> send_all(const std::vector<HttpRequest>& requests) = 0;
   HttpResponse send(const HttpRequest& request) { return send_all({request}).front(); }
-
-  // Sends one request and hands a 2xx body to `on_chunk` as it arrives (a
-  // watch); a non-2xx body is returned in the response instead. One attempt,
-  // no retries: the caller knows where to resume. This default sends the
-  // request and hands over the whole body at once.
-  virtual HttpResponse stream(const HttpRequest& request, const ChunkHandler& on_chunk);
 
   virtual TransportStats stats() const { return {}; }
 };

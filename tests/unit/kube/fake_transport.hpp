@@ -1,5 +1,5 @@
 // A scripted HttpTransport for unit tests of the kube layer: answers by exact
-// path (or path prefix), streams scripted chunks, and records every request.
+// path (or path prefix) and records every request.
 #pragma once
 
 #include <deque>
@@ -13,17 +13,9 @@ namespace opctl::kube::testing {
 
 class FakeTransport : public HttpTransport {
  public:
-  struct Streamed {
-    long status = 200;
-    std::vector<std::string> chunks;
-    std::string transport_error;  // set: the stream "broke off" after the chunks
-  };
-
   std::vector<HttpRequest> requests;
   // path -> responses, used in order; the last one repeats.
   std::map<std::string, std::deque<HttpResponse>> responses;
-  // Streams in the order the watch asks for them.
-  std::deque<Streamed> streams;
 
   void answer(const std::string& path, long status, std::string body) {
     responses[path].push_back(HttpResponse{status, std::move(body), "", 1});
@@ -36,23 +28,6 @@ class FakeTransport : public HttpTransport {
       out.push_back(respond(request.path));
     }
     return out;
-  }
-
-  HttpResponse stream(const HttpRequest& request, const ChunkHandler& on_chunk) override {
-    requests.push_back(request);
-    if (streams.empty()) return HttpResponse{0, "", "no more scripted streams", 1};
-    Streamed next = std::move(streams.front());
-    streams.pop_front();
-    HttpResponse response{next.status, "", next.transport_error, 1};
-    for (const auto& chunk : next.chunks) {
-      if (next.status != 200) {
-        response.body += chunk;
-      } else if (!on_chunk(chunk)) {
-        response.transport_error.clear();
-        return response;
-      }
-    }
-    return response;
   }
 
   int count(const std::string& path_prefix) const {

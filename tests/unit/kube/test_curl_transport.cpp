@@ -97,19 +97,6 @@ TEST_CASE("tls-server-name keeps the server's path prefix", "[transport]") {
              Catch::StartsWith("https://kubernetes.default:1/k8s/clusters/c-1/api"));
 }
 
-TEST_CASE("a stream that cannot connect reports a transport error and hands nothing over", "[transport]") {
-  std::vector<std::string> log;
-  auto transport = opctl::kube::make_curl_transport(refusing_server(), fast(log));
-  bool called = false;
-  auto response = transport->stream(get("/api/v1/pods?watch=1"), [&](std::string_view) {
-    called = true;
-    return true;
-  });
-  CHECK(response.status == 0);
-  CHECK_FALSE(response.transport_error.empty());
-  CHECK_FALSE(called);
-}
-
 TEST_CASE("a server URL with user information never shows it in errors or logs", "[transport]") {
   // Given a kubeconfig server written as https://user:password@host, we should name the host only.
   std::vector<std::string> log;
