@@ -39,7 +39,8 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
     fill(options, "--git-ssh-key-file", git.ssh_key_file, config.git.ssh_key_file);
     fill(options, "--git-ssh-passphrase-file", git.ssh_passphrase_file, config.git.ssh_passphrase_file);
     fill(options, "--git-known-hosts-file", git.known_hosts_file, config.git.known_hosts_file);
-    fill(options, "--git-insecure-ignore-host-key", git.insecure_ignore_host_key, config.git.insecure_ignore_host_key);
+    fill(options, "--git-insecure-ignore-host-key", git.insecure_ignore_host_key,
+         config.git.insecure_ignore_host_key);
     auto& verification = source.verification;
     fill(options, "--verify-commits", verification.enabled, config.verify.commits);
     fill(options, "--verify-allowed-signers", verification.allowed_signers_file,
@@ -130,15 +131,20 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
   auto& git = source.credentials;
   command.add_option("-f,--config", options.config_file,
                      "opctl.yaml to read settings from (default: opctl.yaml at the source path)");
-  command.add_option("--repo", source.repo, "Git repository URL (https://, ssh://, git@host:repo, file://) or local path");
+  command.add_option("--repo", source.repo,
+                     "Git repository URL (https://, ssh://, git@host:repo, file://) or local path");
   command.add_option("--ref", source.ref, "Branch, tag or commit SHA (default: the remote's default branch)");
   command.add_option("--path", source.path,
                      "Sub-directory of the repository; without --repo, the directory (or file) of manifests");
-  command.add_option("--cache-dir", source.cache_dir, "Where git clones are cached (default: $XDG_CACHE_HOME/opctl/git)");
-  command.add_option("--git-token-file", git.token_file, "File holding an HTTPS token (also: OPCTL_GIT_TOKEN)");
-  command.add_option("--git-basic-auth-file", git.basic_auth_file, "File holding username:password for HTTPS");
+  command.add_option("--cache-dir", source.cache_dir,
+                     "Where git clones are cached (default: $XDG_CACHE_HOME/opctl/git)");
+  command.add_option("--git-token-file", git.token_file,
+                     "File holding an HTTPS token (also: OPCTL_GIT_TOKEN)");
+  command.add_option("--git-basic-auth-file", git.basic_auth_file,
+                     "File holding username:password for HTTPS");
   command.add_option("--git-ssh-key-file", git.ssh_key_file, "Private key for SSH (default: ssh-agent)");
-  command.add_option("--git-ssh-passphrase-file", git.ssh_passphrase_file, "File holding the SSH key's passphrase");
+  command.add_option("--git-ssh-passphrase-file", git.ssh_passphrase_file,
+                     "File holding the SSH key's passphrase");
   command.add_option("--git-known-hosts-file", git.known_hosts_file,
                      "known_hosts file to verify SSH host keys (default: ~/.ssh/known_hosts)");
   command.add_flag("--git-insecure-ignore-host-key", git.insecure_ignore_host_key,
@@ -158,9 +164,11 @@ void add_source_flags(CLI::App& command, CommonOptions& options) {
 }
 
 void add_cluster_flags(CLI::App& command, CommonOptions& options) {
-  command.add_option("--kubeconfig", options.kubeconfig,
-                     "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)");
-  command.add_option("--context", options.context, "The kubeconfig context to use (default: current-context)");
+  command.add_option(
+      "--kubeconfig", options.kubeconfig,
+      "Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)");
+  command.add_option("--context", options.context,
+                     "The kubeconfig context to use (default: current-context)");
   command.add_option("-n,--namespace", options.namespace_name,
                      "Namespace for namespaced objects that name none (default: the context's namespace)");
   command.add_option("--concurrency", options.concurrency, "Requests in flight at once (HTTP/2 streams)")
@@ -168,7 +176,8 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
       ->capture_default_str();
   command.add_option("--qps", options.qps, "Client-side rate limit in requests per second (0: none)")
       ->capture_default_str();
-  command.add_option("--burst", options.burst, "Requests allowed above --qps in a burst")->capture_default_str();
+  command.add_option("--burst", options.burst, "Requests allowed above --qps in a burst")
+      ->capture_default_str();
   command
       .add_option("--exec-timeout", options.exec_timeout,
                   "How long a kubeconfig exec credential plugin may run before it is killed")
@@ -224,8 +233,10 @@ void finish_source_options(CommonOptions& options) {
   if (!file.empty()) apply_settings(options, config::parse_run_config(read_config_text(file), file), true);
   resolve_set_name(options);
   if (options.source.repo.empty() && options.source.path.empty())
-    throw InvalidInputError({Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});
-  if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr) options.source.credentials.token = token;
+    throw InvalidInputError(
+        {Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});
+  if (const char* token = std::getenv("OPCTL_GIT_TOKEN"); token != nullptr)
+    options.source.credentials.token = token;
   options.sops.files = sops_identity_files(options.sops_age_key_files);
   bool quiet = options.quiet, verbose = options.verbose;
   options.source.on_warning = [quiet](const std::string& message) {

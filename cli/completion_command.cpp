@@ -17,14 +17,18 @@ std::map<std::string, std::vector<std::string>> command_flags(const CLI::App& ap
   for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) {
     auto& list = flags[command->get_name()];
     for (const auto* option : command->get_options()) {
-      for (const auto& name : option->get_lnames()) list.push_back("--" + name);
-      for (const auto& name : option->get_snames()) list.push_back("-" + name);
+      for (const auto& name : option->get_lnames())
+        list.push_back("--" + name);
+      for (const auto& name : option->get_snames())
+        list.push_back("-" + name);
     }
   }
   return flags;
 }
 
-std::string join(const std::vector<std::string>& words) { return fmt::format("{}", fmt::join(words, " ")); }
+std::string join(const std::vector<std::string>& words) {
+  return fmt::format("{}", fmt::join(words, " "));
+}
 
 std::string bash_script(const std::map<std::string, std::vector<std::string>>& flags) {
   std::vector<std::string> commands;
@@ -81,13 +85,15 @@ compdef _opctl opctl
 
 std::string fish_script(const std::map<std::string, std::vector<std::string>>& flags) {
   std::vector<std::string> commands;
-  for (const auto& [command, options] : flags) commands.push_back(command);
+  for (const auto& [command, options] : flags)
+    commands.push_back(command);
   std::string out = "# fish completion for opctl; load with: opctl completion fish | source\n";
   out += fmt::format("complete -c opctl -f -n '__fish_use_subcommand' -a '{}'\n", join(commands));
   for (const auto& [command, options] : flags)
     for (const auto& option : options) {
       if (!option.starts_with("--")) continue;
-      out += fmt::format("complete -c opctl -n '__fish_seen_subcommand_from {}' -l {}\n", command, option.substr(2));
+      out += fmt::format("complete -c opctl -n '__fish_seen_subcommand_from {}' -l {}\n", command,
+                         option.substr(2));
     }
   return out;
 }
@@ -102,7 +108,9 @@ void register_completion(CLI::App& app, CommandAction& action) {
       "  source <(opctl completion bash)\n"
       "  opctl completion zsh > \"${fpath[1]}/_opctl\"\n"
       "  opctl completion fish | source\n");
-  command->add_option("shell", *shell, "bash, zsh or fish")->required()->check(CLI::IsMember({"bash", "zsh", "fish"}));
+  command->add_option("shell", *shell, "bash, zsh or fish")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh", "fish"}));
   command->callback([shell, &app, &action] {
     action = [shell, &app] {
       auto flags = command_flags(app);

@@ -11,7 +11,8 @@ CustomKinds::CustomKinds(const CommonOptions& options, const std::vector<model::
       random_(kinds::system_random()) {
   auto findings = registry_.check(objects);
   if (!findings.errors.empty()) throw InvalidInputError(std::move(findings.errors));
-  for (const auto& warning : findings.warnings) warn(warning.to_string());
+  for (const auto& warning : findings.warnings)
+    warn(warning.to_string());
   for (const auto& object : objects)
     if (registry_.find(object.gvk()) != nullptr) resources_.push_back(object);
 }

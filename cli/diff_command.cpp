@@ -64,8 +64,8 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
     result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
   }
   if (options.common.verbose)
-    std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n", result.fast_path,
-                             result.dry_runs);
+    std::cerr << fmt::format("opctl: {} objects decided from live state, {} server dry runs\n",
+                             result.fast_path, result.dry_runs);
   return std::move(result);
 }
 
@@ -135,7 +135,8 @@ int run_diff(DiffOptions& options) {
 
 void register_diff(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<DiffOptions>();
-  auto* command = app.add_subcommand("diff", "Show what a reconcile pass would change, without changing anything");
+  auto* command =
+      app.add_subcommand("diff", "Show what a reconcile pass would change, without changing anything");
   command->footer(
       "Exit codes: 0 in sync (or differences without --exit-code), 1 differences (with --exit-code), "
       ">=2 error.\n\n"
@@ -148,10 +149,12 @@ void register_diff(CLI::App& app, CommandAction& action) {
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_flag("--exit-code", options->exit_code, "Exit 1 when there are differences (0 when in sync)");
-  command->add_flag("--prune", options->common.prune,
-                    "Also show the objects a pass with --prune would delete (also: prune: true in opctl.yaml)");
-  command->add_flag("--prune-namespaces", options->prune_namespaces,
-                    "With --prune, count Namespaces that still hold objects opctl does not manage as pruned too");
+  command->add_flag(
+      "--prune", options->common.prune,
+      "Also show the objects a pass with --prune would delete (also: prune: true in opctl.yaml)");
+  command->add_flag(
+      "--prune-namespaces", options->prune_namespaces,
+      "With --prune, count Namespaces that still hold objects opctl does not manage as pruned too");
   command->add_flag(
       "--prune-crds", options->prune_crds,
       "With --prune, count CustomResourceDefinitions whose custom resources remain as pruned too");

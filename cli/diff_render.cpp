@@ -13,17 +13,23 @@ using diff::Change;
 using model::Json;
 
 constexpr const char* k_local_note =
-    "(local comparison): the server's dry run was not allowed (or the namespace or CRD is created by this same "
+    "(local comparison): the server's dry run was not allowed (or the namespace or CRD is created by this "
+    "same "
     "set), so the merge was computed locally; server defaults for fields not set yet are not shown.";
 
 const char* marker(Change change) {
   switch (change) {
-    case Change::added: return "+";
-    case Change::changed: return "~";
+    case Change::added:
+      return "+";
+    case Change::changed:
+      return "~";
     case Change::pruned:
-    case Change::removed: return "-";
-    case Change::failed: return "!";
-    case Change::unchanged: return "=";
+    case Change::removed:
+      return "-";
+    case Change::failed:
+      return "!";
+    case Change::unchanged:
+      return "=";
   }
   return "?";
 }
@@ -36,7 +42,8 @@ std::string identity(const diff::ObjectDiff& diff) {
 
 std::string source_of(const diff::ObjectDiff& diff) {
   if (diff.location.file.empty()) return "";
-  return diff.location.line > 0 ? fmt::format("{}:{}", diff.location.file, diff.location.line) : diff.location.file;
+  return diff.location.line > 0 ? fmt::format("{}:{}", diff.location.file, diff.location.line)
+                                : diff.location.file;
 }
 
 std::string colour_line(const std::string& line, const Palette& palette) {
@@ -50,8 +57,9 @@ std::string summary_line(const DiffSummary& summary, bool between_revisions) {
   if (between_revisions)
     return fmt::format("{} added, {} changed, {} removed, {} unchanged between the revisions", summary.added,
                        summary.changed, summary.removed, summary.unchanged);
-  return fmt::format("{} added, {} changed, {} pruned, {} unchanged{}", summary.added, summary.changed, summary.pruned,
-                     summary.unchanged, summary.failed ? fmt::format(", {} failed", summary.failed) : "");
+  return fmt::format("{} added, {} changed, {} pruned, {} unchanged{}", summary.added, summary.changed,
+                     summary.pruned, summary.unchanged,
+                     summary.failed ? fmt::format(", {} failed", summary.failed) : "");
 }
 
 bool any_local(const std::vector<diff::ObjectDiff>& diffs) {
@@ -77,12 +85,23 @@ std::string escape_markdown(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '|': out += "\\|"; break;
-      case '\n': out += ' '; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '|':
+        out += "\\|";
+        break;
+      case '\n':
+        out += ' ';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -103,10 +122,12 @@ std::string markdown_object_table(const std::vector<diff::ObjectDiff>& diffs) {
 }
 
 std::string markdown_object(const diff::ObjectDiff& diff) {
-  std::string out = fmt::format("<details><summary><code>{}</code></summary>\n\n", escape_markdown(diff_header(diff)));
+  std::string out =
+      fmt::format("<details><summary><code>{}</code></summary>\n\n", escape_markdown(diff_header(diff)));
   if (std::string source = source_of(diff); !source.empty()) out += fmt::format("From `{}`.\n\n", source);
   if (!diff.conflict.empty()) out += fmt::format("Conflict: {}\n\n", escape_markdown(diff.conflict));
-  if (diff.change == Change::failed) return out + fmt::format("Error: {}\n\n</details>\n\n", escape_markdown(diff.error));
+  if (diff.change == Change::failed)
+    return out + fmt::format("Error: {}\n\n</details>\n\n", escape_markdown(diff.error));
   std::string body = diff::render_unified(diff);
   std::string fence = fence_for(body);
   return out + fence + "diff\n" + body + fence + "\n\n</details>\n\n";
@@ -116,19 +137,32 @@ DiffSummary summarize(const std::vector<diff::ObjectDiff>& diffs) {
   DiffSummary summary;
   for (const auto& diff : diffs) {
     switch (diff.change) {
-      case Change::added: ++summary.added; break;
-      case Change::changed: ++summary.changed; break;
-      case Change::pruned: ++summary.pruned; break;
-      case Change::removed: ++summary.removed; break;
-      case Change::unchanged: ++summary.unchanged; break;
-      case Change::failed: ++summary.failed; break;
+      case Change::added:
+        ++summary.added;
+        break;
+      case Change::changed:
+        ++summary.changed;
+        break;
+      case Change::pruned:
+        ++summary.pruned;
+        break;
+      case Change::removed:
+        ++summary.removed;
+        break;
+      case Change::unchanged:
+        ++summary.unchanged;
+        break;
+      case Change::failed:
+        ++summary.failed;
+        break;
     }
   }
   return summary;
 }
 
 std::string diff_header(const diff::ObjectDiff& diff) {
-  return fmt::format("{} {}{}{}", marker(diff.change), identity(diff), diff.local_comparison ? " (local comparison)" : "",
+  return fmt::format("{} {}{}{}", marker(diff.change), identity(diff),
+                     diff.local_comparison ? " (local comparison)" : "",
                      diff.conflict.empty() ? "" : " (conflict: reconcile needs --force-conflicts)");
 }
 
@@ -144,7 +178,8 @@ std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const T
       out += palette.red("  error: " + diff.error) + "\n";
       continue;
     }
-    for (const auto& line : diff::split_lines(diff::render_unified(diff))) out += colour_line(line, palette) + "\n";
+    for (const auto& line : diff::split_lines(diff::render_unified(diff)))
+      out += colour_line(line, palette) + "\n";
   }
   out += summary_line(summarize(diffs), options.between_revisions) + "\n";
   if (!options.quiet && any_local(diffs)) out += palette.dim(k_local_note) + "\n";
@@ -161,7 +196,8 @@ std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
   out += "| added | changed | pruned | unchanged | failed |\n|---:|---:|---:|---:|---:|\n";
   out += fmt::format("| {} | {} | {} | {} | {} |\n\n", summary.added, summary.changed, summary.pruned,
                      summary.unchanged, summary.failed);
-  if (!summary.has_differences() && summary.failed == 0) return out + "No differences: the cluster is in sync.\n";
+  if (!summary.has_differences() && summary.failed == 0)
+    return out + "No differences: the cluster is in sync.\n";
   out += markdown_object_table(diffs);
   for (const auto& diff : diffs)
     if (diff.change != Change::unchanged) out += markdown_object(diff);
@@ -189,11 +225,15 @@ Json render_object_json(const diff::ObjectDiff& diff) {
 Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision) {
   DiffSummary summary = summarize(diffs);
   Json objects = Json::array();
-  for (const auto& diff : diffs) objects.push_back(render_object_json(diff));
+  for (const auto& diff : diffs)
+    objects.push_back(render_object_json(diff));
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "DiffReport"},
           {"source",
-           {{"repo", revision.repo}, {"ref", revision.ref}, {"commit", revision.commit}, {"path", revision.path}}},
+           {{"repo", revision.repo},
+            {"ref", revision.ref},
+            {"commit", revision.commit},
+            {"path", revision.path}}},
           {"summary",
            {{"added", summary.added},
             {"changed", summary.changed},

@@ -46,6 +46,7 @@ std::string markdown_object(const diff::ObjectDiff& diff);
 // Text (from the server, from the source) made safe inside HTML and table cells.
 std::string escape_markdown(const std::string& text);
 // The DiffReport documented in opctl-diff(1); --report writes the same.
-model::Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::SourceRevision& revision);
+model::Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs,
+                             const source::SourceRevision& revision);
 
 }  // namespace opctl::cli

@@ -17,11 +17,16 @@ inline constexpr int k_exit_signal_base = 128;
 
 inline int exit_code_for(ErrorCategory category) {
   switch (category) {
-    case ErrorCategory::invalid_input: return k_exit_invalid_input;
-    case ErrorCategory::cluster: return k_exit_cluster_error;
-    case ErrorCategory::lock_held: return k_exit_lock_held;
-    case ErrorCategory::timeout: return k_exit_timeout;
-    case ErrorCategory::internal: return k_exit_cluster_error;
+    case ErrorCategory::invalid_input:
+      return k_exit_invalid_input;
+    case ErrorCategory::cluster:
+      return k_exit_cluster_error;
+    case ErrorCategory::lock_held:
+      return k_exit_lock_held;
+    case ErrorCategory::timeout:
+      return k_exit_timeout;
+    case ErrorCategory::internal:
+      return k_exit_cluster_error;
   }
   return k_exit_cluster_error;
 }

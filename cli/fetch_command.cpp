@@ -40,12 +40,8 @@ std::string signer_text(const source::CommitSigner& signer) {
 }
 
 nlohmann::json revision_json(const source::SourceRevision& revision) {
-  nlohmann::json out = {{"repo", revision.repo},
-                        {"ref", revision.ref},
-                        {"commit", revision.commit},
-                        {"author", revision.author},
-                        {"time", revision.time},
-                        {"subject", revision.subject},
+  nlohmann::json out = {{"repo", revision.repo},       {"ref", revision.ref},   {"commit", revision.commit},
+                        {"author", revision.author},   {"time", revision.time}, {"subject", revision.subject},
                         {"path", shown_path(revision)}};
   if (!revision.commit.empty()) out["signature"] = signer_json(revision.signer);
   return out;

@@ -15,7 +15,8 @@ namespace {
 // the parser did not know.
 void print_suggestion(const CLI::App& app, int argc, char** argv) {
   const CLI::App* scope = &app;
-  for (const auto* command : app.get_subcommands()) scope = command;
+  for (const auto* command : app.get_subcommands())
+    scope = command;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
     if (i == 1 && scope == &app && !word.starts_with("-")) {
@@ -27,7 +28,8 @@ void print_suggestion(const CLI::App& app, int argc, char** argv) {
     word = word.substr(0, word.find('='));
     bool known = false;
     for (const auto* option : scope->get_options())
-      for (const auto& name : option->get_lnames()) known = known || word == "--" + name;
+      for (const auto& name : option->get_lnames())
+        known = known || word == "--" + name;
     if (known) continue;
     if (std::string best = opctl::cli::closest_name(app, word); !best.empty())
       std::cerr << "unknown flag " << word << ", did you mean " << best << "?\n";
@@ -62,7 +64,8 @@ int main(int argc, char** argv) {
     if (code != 0) print_suggestion(app, argc, argv);
     return code == 0 ? 0 : cli::k_exit_invalid_input;
   } catch (const InvalidInputError& error) {
-    for (const auto& problem : error.problems()) std::cerr << "error: " << problem.to_string() << "\n";
+    for (const auto& problem : error.problems())
+      std::cerr << "error: " << problem.to_string() << "\n";
     std::cerr << "nothing was applied\n";
     return cli::k_exit_invalid_input;
   } catch (const Error& error) {

@@ -14,15 +14,20 @@ std::string coloured(const Palette& palette, Action action) {
   std::string text = apply::to_string(action);
   switch (action) {
     case Action::created:
-    case Action::planned_create: return palette.green(text);
+    case Action::planned_create:
+      return palette.green(text);
     case Action::configured:
-    case Action::planned_update: return palette.yellow(text);
+    case Action::planned_update:
+      return palette.yellow(text);
     case Action::pruned:
-    case Action::planned_prune: return palette.red(text);
-    case Action::failed: return palette.red(text);
+    case Action::planned_prune:
+      return palette.red(text);
+    case Action::failed:
+      return palette.red(text);
     case Action::unchanged:
     case Action::kept:
-    case Action::skipped: return palette.dim(text);
+    case Action::skipped:
+      return palette.dim(text);
   }
   return text;
 }
@@ -36,14 +41,14 @@ std::string outcome_line(const apply::ObjectOutcome& outcome, const Palette& pal
 }
 
 std::string pass_summary(const apply::PassReport& report) {
-  std::string text = fmt::format("{} objects: {} created, {} configured, {} unchanged", report.outcomes.size(),
-                                 report.count(Action::created), report.count(Action::configured),
-                                 report.count(Action::unchanged));
+  std::string text = fmt::format("{} objects: {} created, {} configured, {} unchanged",
+                                 report.outcomes.size(), report.count(Action::created),
+                                 report.count(Action::configured), report.count(Action::unchanged));
   if (report.dry_run)
-    text = fmt::format("dry run, {} objects: {} would be created, {} would be configured, {} unchanged, {} would be pruned",
-                       report.outcomes.size(), report.count(Action::planned_create),
-                       report.count(Action::planned_update), report.count(Action::unchanged),
-                       report.count(Action::planned_prune));
+    text = fmt::format(
+        "dry run, {} objects: {} would be created, {} would be configured, {} unchanged, {} would be pruned",
+        report.outcomes.size(), report.count(Action::planned_create), report.count(Action::planned_update),
+        report.count(Action::unchanged), report.count(Action::planned_prune));
   for (auto [action, label] : {std::pair{Action::pruned, "pruned"}, std::pair{Action::kept, "kept"},
                                std::pair{Action::failed, "failed"}, std::pair{Action::skipped, "skipped"}})
     if (std::size_t n = report.count(action); n > 0 || action == Action::failed)
@@ -63,13 +68,14 @@ model::Json render_pass_json(const apply::PassReport& report, const source::Sour
                          {"source", {{"file", outcome.location.file}, {"line", outcome.location.line}}}};
     if (!outcome.message.empty()) entry["message"] = outcome.message;
     if (outcome.health)
-      entry["health"] = {{"state", apply::to_string(outcome.health->state)}, {"message", outcome.health->message}};
+      entry["health"] = {{"state", apply::to_string(outcome.health->state)},
+                         {"message", outcome.health->message}};
     objects.push_back(std::move(entry));
   }
   model::Json summary = model::Json::object();
-  for (auto action : {Action::created, Action::configured, Action::unchanged, Action::pruned, Action::kept,
-                      Action::failed, Action::skipped, Action::planned_create, Action::planned_update,
-                      Action::planned_prune})
+  for (auto action :
+       {Action::created, Action::configured, Action::unchanged, Action::pruned, Action::kept, Action::failed,
+        Action::skipped, Action::planned_create, Action::planned_update, Action::planned_prune})
     if (std::size_t n = report.count(action); n > 0) summary[apply::to_string(action)] = n;
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "RunReport"},
@@ -101,7 +107,8 @@ std::string render_pass_markdown(const apply::PassReport& report, const source::
       details += (details.empty() ? "" : "; ") + outcome.health->message;
     for (auto& c : details)
       if (c == '|' || c == '\n') c = ' ';
-    out += fmt::format("| `{}` | {} | {} |\n", outcome.key.to_string(), apply::to_string(outcome.action), details);
+    out += fmt::format("| `{}` | {} | {} |\n", outcome.key.to_string(), apply::to_string(outcome.action),
+                       details);
   }
   return out;
 }

@@ -40,9 +40,10 @@ std::string instance_of(const std::string& cluster_name, const std::string& give
   bool digits = !given.empty() && given.find_first_not_of("0123456789") == std::string::npos;
   std::string name = digits ? cluster::instance_name(cluster_name, std::stoi(given)) : given;
   if (!cluster::serial_of(cluster_name, name))
-    throw InvalidInputError({Problem{"", 0, "INSTANCE",
-                                     fmt::format("\"{}\" is not an instance of {}: give its Pod name ({}-N) or N",
-                                                 given, cluster_name, cluster_name)}});
+    throw InvalidInputError(
+        {Problem{"", 0, "INSTANCE",
+                 fmt::format("\"{}\" is not an instance of {}: give its Pod name ({}-N) or N", given,
+                             cluster_name, cluster_name)}});
   return name;
 }
 
@@ -55,16 +56,19 @@ int run_promote(PromoteOptions& options) {
   Json live = get_or_fail(client, clusters, namespace_name, options.cluster);
   std::string primary = live.value("status", Json::object()).value("currentPrimary", "");
 
-  Json patch = {{"metadata", {{"annotations", {{cluster::k_promote_annotation, instance + "@" + utc_stamp()}}}}}};
+  Json patch = {
+      {"metadata", {{"annotations", {{cluster::k_promote_annotation, instance + "@" + utc_stamp()}}}}}};
   kube::PatchOptions patch_options;
   patch_options.field_manager = "opctl-promote";
-  auto result = client.execute(client.patch_request(clusters, namespace_name, options.cluster, patch, patch_options));
+  auto result =
+      client.execute(client.patch_request(clusters, namespace_name, options.cluster, patch, patch_options));
   if (!result.ok()) throw kube::ApiError(result.status);
   if (!options.common.quiet) {
     std::string action = instance == primary ? "a restart of the primary " + instance + " in place"
                                              : "a switchover to " + instance;
     std::cout << fmt::format(
-        "requested {} on Cluster {}/{}; the next opctl reconcile pass acts on it if {} is Ready (see the Cluster's "
+        "requested {} on Cluster {}/{}; the next opctl reconcile pass acts on it if {} is Ready (see the "
+        "Cluster's "
         "conditions)\n",
         action, namespace_name, options.cluster, instance);
   }
@@ -77,16 +81,20 @@ void register_promote(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<PromoteOptions>();
   auto* command = app.add_subcommand("promote", "Ask a Cluster to make INSTANCE its primary (switchover)");
   command->footer(
-      "Records the request on the Cluster (annotation opctl.io/promote); the next reconcile pass switches over when "
+      "Records the request on the Cluster (annotation opctl.io/promote); the next reconcile pass switches "
+      "over when "
       "INSTANCE is a Ready instance, or restarts the primary in place when INSTANCE is the primary. During a "
       "rolling update with primaryUpdateStrategy: supervised this is the go-ahead for the primary.\n\n"
-      "Exit codes: 0 the request was recorded, 2 invalid arguments, 3 the Cluster was not found or the API server "
+      "Exit codes: 0 the request was recorded, 2 invalid arguments, 3 the Cluster was not found or the API "
+      "server "
       "refused the change.\n\n"
       "Examples:\n"
       "  opctl promote db db-2 -n shop && opctl reconcile --path manifests-example/\n"
       "  opctl promote db 2 -n shop\n");
   command->add_option("CLUSTER", options->cluster, "The Cluster")->required();
-  command->add_option("INSTANCE", options->instance, "The instance to promote: its Pod name (db-2) or serial (2)")
+  command
+      ->add_option("INSTANCE", options->instance,
+                   "The instance to promote: its Pod name (db-2) or serial (2)")
       ->required();
   add_cluster_flags(*command, options->common);
   add_output_flags(*command, options->common);

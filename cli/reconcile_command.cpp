@@ -51,7 +51,8 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
     pass.timeout = *config.timeout;
   } else {
     auto parsed = config::parse_duration(options.timeout);
-    if (!parsed) throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
+    if (!parsed)
+      throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
     pass.timeout = *parsed;
   }
   pass.apply.force = common.force_conflicts;
@@ -59,7 +60,8 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
   pass.prune = common.prune;
   pass.prune_namespaces = options.prune_namespaces;
   pass.prune_crds = options.prune_crds;
-  // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every directory).
+  // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every
+  // directory).
   pass.source = common.set_named ? source::set_source_identity(common.source) : "";
   pass.take_over = common.take_over;
   pass.delete_propagation = options.delete_propagation;
@@ -75,11 +77,15 @@ apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& des
 
 int exit_code_for(apply::PassResult result) {
   switch (result) {
-    case apply::PassResult::succeeded: return k_exit_ok;
-    case apply::PassResult::failed: return k_exit_cluster_error;
+    case apply::PassResult::succeeded:
+      return k_exit_ok;
+    case apply::PassResult::failed:
+      return k_exit_cluster_error;
     case apply::PassResult::timed_out:
-    case apply::PassResult::unhealthy: return k_exit_timeout;
-    case apply::PassResult::interrupted: return k_exit_signal_base + SIGTERM;  // run_reconcile knows which
+    case apply::PassResult::unhealthy:
+      return k_exit_timeout;
+    case apply::PassResult::interrupted:
+      return k_exit_signal_base + SIGTERM;  // run_reconcile knows which
   }
   return k_exit_cluster_error;
 }
@@ -148,7 +154,8 @@ int run_reconcile(ReconcileOptions& options) {
                               unhealthy.front().first.to_string(), unhealthy.front().second.message));
   };
 
-  custom_kinds.plug_into(pass, *desired.connection.client, [&](const std::string& line) { progress.show(line); });
+  custom_kinds.plug_into(pass, *desired.connection.client,
+                         [&](const std::string& line) { progress.show(line); });
 
   auto report = apply::run_apply_pass(*desired.connection.client, std::move(desired.objects), pass);
   progress.clear();
@@ -173,9 +180,11 @@ int run_reconcile(ReconcileOptions& options) {
 
 void register_reconcile(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ReconcileOptions>();
-  auto* command = app.add_subcommand("reconcile", "Run one reconcile pass: load, validate, apply in order, prune");
+  auto* command =
+      app.add_subcommand("reconcile", "Run one reconcile pass: load, validate, apply in order, prune");
   command->footer(
-      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock held "
+      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock "
+      "held "
       "by another run or the Lease lost during the pass (it stops writing at once), 5 timed out or an object "
       "cannot become healthy, 130/143 stopped by SIGINT/SIGTERM (the requests in flight finish, the run is "
       "recorded as interrupted and the Lease released).\n\n"
@@ -192,11 +201,15 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
                     "Also prune Namespaces that still hold objects opctl does not manage");
   command->add_flag("--prune-crds", options->prune_crds,
                     "Also prune CustomResourceDefinitions whose custom resources (not in this set) remain");
-  command->add_option("--delete-propagation", options->delete_propagation, "How pruned objects' dependents are deleted")
+  command
+      ->add_option("--delete-propagation", options->delete_propagation,
+                   "How pruned objects' dependents are deleted")
       ->check(CLI::IsMember({"Background", "Foreground", "Orphan"}))
       ->capture_default_str();
-  command->add_flag("--dry-run", options->dry_run, "Show the plan (create, configure, prune) without changing anything");
-  command->add_flag("--wait", options->wait, "Wait for each wave to be healthy before the next, and for the last");
+  command->add_flag("--dry-run", options->dry_run,
+                    "Show the plan (create, configure, prune) without changing anything");
+  command->add_flag("--wait", options->wait,
+                    "Wait for each wave to be healthy before the next, and for the last");
   command->add_option("--timeout", options->timeout, "How long --wait may take in all (90s, 5m, 1h)")
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "Output format")

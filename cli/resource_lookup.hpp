@@ -15,7 +15,7 @@ kube::ResourceInfo resource_or_fail(kube::ApiClient& client, const model::GroupV
 
 // The live object; a ClusterError when it does not exist, an ApiError for
 // any other failure.
-model::Json get_or_fail(kube::ApiClient& client, const kube::ResourceInfo& info, const std::string& namespace_name,
-                        const std::string& name);
+model::Json get_or_fail(kube::ApiClient& client, const kube::ResourceInfo& info,
+                        const std::string& namespace_name, const std::string& name);
 
 }  // namespace opctl::cli

@@ -10,10 +10,12 @@ namespace opctl::cli {
 std::string closest_name(const CLI::App& app, const std::string& word) {
   // The innermost subcommand that was selected is the one whose flags apply.
   const CLI::App* scope = &app;
-  for (const auto* command : app.get_subcommands()) scope = command;
+  for (const auto* command : app.get_subcommands())
+    scope = command;
   std::vector<std::string> names;
   for (const auto* option : scope->get_options())
-    for (const auto& name : option->get_lnames()) names.push_back("--" + name);
+    for (const auto& name : option->get_lnames())
+      names.push_back("--" + name);
   if (scope == &app)
     for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; }))
       names.push_back(command->get_name());

@@ -1,10 +1,11 @@
 // What the terminal can show: colour only on a TTY, and never with NO_COLOR.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
 
 namespace opctl::cli {
 

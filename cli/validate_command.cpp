@@ -55,7 +55,8 @@ void wire_cluster(const ValidateCommandOptions& options, SchemaWiring& wiring) {
         fmt::format("schema checks skipped: {}; give --schema-dir DIR to check offline", error.what()));
     return;
   }
-  auto source = std::make_unique<validate::ClusterSchemaSource>(*wiring.connection->transport, schema_cache_dir());
+  auto source =
+      std::make_unique<validate::ClusterSchemaSource>(*wiring.connection->transport, schema_cache_dir());
   try {
     source->load_index();
   } catch (const kube::ApiError& error) {
@@ -122,7 +123,8 @@ validate::ValidationReport run_checks(ValidateCommandOptions& options) {
   validate_options.known_crds = registry.custom_resource_definitions();
   validate_options.schemas = wiring.source.get();
   validate_options.default_namespace = wiring.default_namespace;
-  for (const auto& validator : validators) validate_options.kind_validators.push_back(validator.get());
+  for (const auto& validator : validators)
+    validate_options.kind_validators.push_back(validator.get());
   if (wiring.mapper != nullptr) {
     validate_options.cluster_scope = [mapper = wiring.mapper](const model::GroupVersionKind& gvk) {
       auto found = mapper->find(gvk);
@@ -141,13 +143,15 @@ void render_text(const validate::ValidationReport& report, const ValidateCommand
   for (const auto& finding : report.findings) {
     bool error = finding.severity == Finding::Severity::error;
     if (options.common.quiet && !error) continue;
-    std::cout << (error ? palette.red("error:") : palette.yellow("warning:")) << " " << finding.problem.to_string()
-              << "\n";
+    std::cout << (error ? palette.red("error:") : palette.yellow("warning:")) << " "
+              << finding.problem.to_string() << "\n";
   }
   if (!options.common.quiet)
-    for (const auto& note : report.notes) std::cerr << palette.dim("note: " + note) << "\n";
-  std::string summary = fmt::format("{} objects, {} errors, {} warnings", report.objects,
-                                    report.count(Finding::Severity::error), report.count(Finding::Severity::warning));
+    for (const auto& note : report.notes)
+      std::cerr << palette.dim("note: " + note) << "\n";
+  std::string summary =
+      fmt::format("{} objects, {} errors, {} warnings", report.objects,
+                  report.count(Finding::Severity::error), report.count(Finding::Severity::warning));
   std::cout << (report.valid() ? summary : palette.bold(summary)) << "\n";
 }
 
@@ -165,7 +169,8 @@ int run_validate(ValidateCommandOptions& options) {
 
 void register_validate(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ValidateCommandOptions>();
-  auto* command = app.add_subcommand("validate", "Validate manifests offline (and against the cluster's schemas)");
+  auto* command =
+      app.add_subcommand("validate", "Validate manifests offline (and against the cluster's schemas)");
   command->footer(
       "Schemas come from the cluster's OpenAPI v3 when one is configured and reachable, from --schema-dir "
       "(files named like api__v1.json, apis__apps__v1.json, saved with kubectl get --raw "
@@ -177,10 +182,13 @@ void register_validate(CLI::App& app, CommandAction& action) {
       "  opctl validate --path deploy/ --schema-dir schemas/ -o json\n");
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
-  command->add_flag("--offline", options->offline, "Never contact a cluster (schemas only from --schema-dir)");
-  command->add_option("--schema-dir", options->schema_dir,
-                      "Directory of OpenAPI v3 documents, one per group-version (api__v1.json, apis__apps__v1.json); "
-                      "used instead of the cluster's")
+  command->add_flag("--offline", options->offline,
+                    "Never contact a cluster (schemas only from --schema-dir)");
+  command
+      ->add_option(
+          "--schema-dir", options->schema_dir,
+          "Directory of OpenAPI v3 documents, one per group-version (api__v1.json, apis__apps__v1.json); "
+          "used instead of the cluster's")
       ->check(CLI::ExistingDirectory);
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))

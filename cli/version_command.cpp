@@ -20,8 +20,8 @@ void register_version(CLI::App& app, CommandAction& action) {
       std::cout << fmt::format("opctl {} (commit {})\n", k_version, k_git_commit);
       std::cout << fmt::format("  libcurl {}\n", curl_version_info(CURLVERSION_NOW)->version);
       std::cout << fmt::format("  libgit2 {}.{}.{}\n", major, minor, patch);
-      std::cout << fmt::format("  nlohmann-json {}.{}.{}\n", NLOHMANN_JSON_VERSION_MAJOR, NLOHMANN_JSON_VERSION_MINOR,
-                               NLOHMANN_JSON_VERSION_PATCH);
+      std::cout << fmt::format("  nlohmann-json {}.{}.{}\n", NLOHMANN_JSON_VERSION_MAJOR,
+                               NLOHMANN_JSON_VERSION_MINOR, NLOHMANN_JSON_VERSION_PATCH);
       std::cout << fmt::format("  fmt {}\n", FMT_VERSION);
       return 0;
     };

@@ -118,7 +118,6 @@ class PassExecutor {
 
 }  // namespace
 
-
 PassReport run_apply_pass(kube::ApiClient& client, std::vector<Object> objects, const PassOptions& options) {
   SystemClock system_clock;
   return PassExecutor(client, options, options.clock ? *options.clock : system_clock).run(std::move(objects));

@@ -63,6 +63,7 @@ struct PassOptions {
 // Runs the pass. Throws only for failures that stop everything (reading
 // live state, writing the inventory, a lost Lease from the client's write
 // gate); per-object failures are in the report.
-PassReport run_apply_pass(kube::ApiClient& client, std::vector<model::Object> objects, const PassOptions& options);
+PassReport run_apply_pass(kube::ApiClient& client, std::vector<model::Object> objects,
+                          const PassOptions& options);
 
 }  // namespace opctl::apply

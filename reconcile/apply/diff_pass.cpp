@@ -20,10 +20,12 @@ class DiffPass {
   }
 
   DiffPassResult run() {
-    for (std::size_t i = 0; i < desired_.size(); ++i) decide_from_live(i);
+    for (std::size_t i = 0; i < desired_.size(); ++i)
+      decide_from_live(i);
     std::vector<kube::ApiResult> responses = dry_run(false);
     std::vector<std::string> conflicts = retry_conflicts(responses);
-    for (std::size_t n = 0; n < asked_.size(); ++n) compare_with(n, responses[n], conflicts[n]);
+    for (std::size_t n = 0; n < asked_.size(); ++n)
+      compare_with(n, responses[n], conflicts[n]);
     return std::move(result_);
   }
 
@@ -54,7 +56,8 @@ class DiffPass {
     Object object = original;  // a copy for this step only: at N = 5000, copies of all add tens of MiB
     diff::carry_source_annotation(object, current);
     bool ignored = object.annotation(k_diff_ignore_annotation) == k_diff_ignore_value;
-    if (current != nullptr && (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
+    if (current != nullptr &&
+        (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
       result_.diffs[i] = unchanged(i);
       ++result_.fast_path;
       return;
@@ -121,14 +124,16 @@ class DiffPass {
     const Object& object = asked_objects_[n];
     const Json* current = live_.find(object.key());
     Json before = current ? *current : Json();
-    bool local = !response.ok() && (response.status.reason == kube::ApiReason::forbidden ||
-                                    (current == nullptr && response.status.reason == kube::ApiReason::not_found));
+    bool local =
+        !response.ok() && (response.status.reason == kube::ApiReason::forbidden ||
+                           (current == nullptr && response.status.reason == kube::ApiReason::not_found));
     if (!response.ok() && !local) {
       fail(i, before, response.status.describe());
       return;
     }
     Json after = response.object;
-    if (local) after = current ? diff::local_apply(*current, object.body(), options_.field_manager) : object.body();
+    if (local)
+      after = current ? diff::local_apply(*current, object.body(), options_.field_manager) : object.body();
     result_.diffs[i] = compare(i, before, after);
     result_.diffs[i].local_comparison = local;
     result_.diffs[i].conflict = conflict;
@@ -149,8 +154,8 @@ class DiffPass {
 
 }  // namespace
 
-DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired, const LiveState& live,
-                                 const DiffPassOptions& options) {
+DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired,
+                                 const LiveState& live, const DiffPassOptions& options) {
   return DiffPass(client, desired, live, options).run();
 }
 

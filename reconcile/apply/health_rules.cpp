@@ -1,11 +1,11 @@
 #include "apply/health_rules.hpp"
 
-#include "apply/workload_pods.hpp"
-
 #include <fmt/format.h>
 
 #include <functional>
 #include <vector>
+
+#include "apply/workload_pods.hpp"
 
 namespace opctl::apply {
 namespace {
@@ -18,9 +18,15 @@ struct Rule {
   std::function<HealthStatus(const Json&)> assess;
 };
 
-HealthStatus healthy() { return {HealthState::healthy, ""}; }
-HealthStatus progressing(std::string message) { return {HealthState::progressing, std::move(message)}; }
-HealthStatus failed(std::string message) { return {HealthState::failed, std::move(message)}; }
+HealthStatus healthy() {
+  return {HealthState::healthy, ""};
+}
+HealthStatus progressing(std::string message) {
+  return {HealthState::progressing, std::move(message)};
+}
+HealthStatus failed(std::string message) {
+  return {HealthState::failed, std::move(message)};
+}
 
 const Json& status_of(const Json& object) {
   static const Json k_empty = Json::object();
@@ -65,8 +71,10 @@ HealthStatus deployment(const Json& object) {
   long available = status.value("availableReplicas", 0L);
   long total = status.value("replicas", 0L);
   if (updated < want) return progressing(fmt::format("{} of {} replicas updated", updated, want));
-  if (total > updated) return progressing(fmt::format("{} old replicas pending termination", total - updated));
-  if (available < want) return progressing(fmt::format("{} of {} updated replicas available", available, want));
+  if (total > updated)
+    return progressing(fmt::format("{} old replicas pending termination", total - updated));
+  if (available < want)
+    return progressing(fmt::format("{} of {} updated replicas available", available, want));
   return healthy();
 }
 
@@ -98,7 +106,8 @@ HealthStatus daemon_set(const Json& object) {
 HealthStatus job(const Json& object) {
   if (const Json* done = condition(object, "Failed"); done && done->value("status", "") == "True")
     return failed("Job failed: " + condition_text(*done));
-  if (const Json* done = condition(object, "Complete"); done && done->value("status", "") == "True") return healthy();
+  if (const Json* done = condition(object, "Complete"); done && done->value("status", "") == "True")
+    return healthy();
   return progressing(fmt::format("{} of {} completions", status_of(object).value("succeeded", 0L),
                                  object.contains("spec") ? object["spec"].value("completions", 1L) : 1L));
 }
@@ -134,7 +143,8 @@ HealthStatus pod(const Json& object) {
   if (phase == "Succeeded") return healthy();
   if (phase == "Failed") return failed("Pod failed: " + status.value("message", status.value("reason", "")));
   if (auto reason = blocked_container(object)) return failed(*reason);
-  if (const Json* ready = condition(object, "Ready"); ready && ready->value("status", "") == "True") return healthy();
+  if (const Json* ready = condition(object, "Ready"); ready && ready->value("status", "") == "True")
+    return healthy();
   return progressing("phase " + (phase.empty() ? std::string("Pending") : phase) + ", not Ready");
 }
 
@@ -146,7 +156,8 @@ HealthStatus generic(const Json& object) {
       return failed(std::string(type) + ": " + condition_text(*bad));
   const Json* ready = condition(object, "Ready");
   if (ready == nullptr) return healthy();
-  if (generation_pending(object)) return progressing("waiting for the controller to observe the new generation");
+  if (generation_pending(object))
+    return progressing("waiting for the controller to observe the new generation");
   if (ready->value("status", "") == "True") return healthy();
   return progressing("not Ready: " + condition_text(*ready));
 }
@@ -169,9 +180,12 @@ const std::vector<Rule>& rules() {
 
 const char* to_string(HealthState state) {
   switch (state) {
-    case HealthState::healthy: return "healthy";
-    case HealthState::progressing: return "progressing";
-    case HealthState::failed: return "failed";
+    case HealthState::healthy:
+      return "healthy";
+    case HealthState::progressing:
+      return "progressing";
+    case HealthState::failed:
+      return "failed";
   }
   return "unknown";
 }

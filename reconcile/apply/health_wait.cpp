@@ -139,7 +139,8 @@ WaitResult wait_until_healthy(kube::ApiClient& client, const std::vector<WaitTar
   const Clock& clock = options.clock != nullptr ? *options.clock : system_clock;
   LiveReader reader(client);
   std::vector<const WaitTarget*> pending;
-  for (const auto& target : targets) pending.push_back(&target);
+  for (const auto& target : targets)
+    pending.push_back(&target);
   WaitResult result;
   while (true) {
     auto live = reader.read(pending);

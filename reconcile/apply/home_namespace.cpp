@@ -5,7 +5,9 @@
 namespace opctl::apply {
 
 namespace {
-kube::ResourceInfo namespace_resource() { return kube::core_v1_resource("Namespace", "namespaces", false); }
+kube::ResourceInfo namespace_resource() {
+  return kube::core_v1_resource("Namespace", "namespaces", false);
+}
 }  // namespace
 
 bool create_home_namespace(kube::ApiClient& client, const std::vector<model::Object>& objects,

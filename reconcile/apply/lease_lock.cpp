@@ -29,7 +29,8 @@ std::string default_lease_holder() {
 
 std::string format_micro_time(SystemClock::time_point time) {
   auto seconds = SystemClock::to_time_t(time);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count() % 1000000;
+  auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count() % 1000000;
   std::tm parts{};
   gmtime_r(&seconds, &parts);
   char buffer[32];
@@ -46,7 +47,8 @@ std::optional<SystemClock::time_point> parse_micro_time(const std::string& text)
   if (in.peek() == '.') {
     in.get();
     std::string digits;
-    while (std::isdigit(in.peek())) digits += static_cast<char>(in.get());
+    while (std::isdigit(in.peek()))
+      digits += static_cast<char>(in.get());
     digits = (digits + "000000").substr(0, 6);
     time += std::chrono::microseconds(std::stol(digits));
   }
@@ -69,8 +71,8 @@ std::unique_ptr<LeaseLock> LeaseLock::acquire(std::unique_ptr<kube::HttpTranspor
 }
 
 std::string LeaseLock::path() const {
-  return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}", kube::url_escape(settings_.namespace_name),
-                     kube::url_escape(settings_.name));
+  return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}",
+                     kube::url_escape(settings_.namespace_name), kube::url_escape(settings_.name));
 }
 
 std::string LeaseLock::where() const {
@@ -120,11 +122,12 @@ void LeaseLock::take() {
                                 kube::url_escape(settings_.namespace_name));
       create.content_type = "application/json";
       create.retryable = false;
-      create.body = Json{{"apiVersion", "coordination.k8s.io/v1"},
-                         {"kind", "Lease"},
-                         {"metadata", {{"name", settings_.name}, {"namespace", settings_.namespace_name}}},
-                         {"spec", spec}}
-                        .dump();
+      create.body = Json{
+          {"apiVersion", "coordination.k8s.io/v1"},
+          {"kind", "Lease"},
+          {"metadata", {{"name", settings_.name}, {"namespace", settings_.namespace_name}}},
+          {"spec",
+           spec}}.dump();
       auto created = transport_->send(create);
       auto create_status = kube::decode_status(created, "POST " + create.path);
       if (create_status.reason == kube::ApiReason::already_exists) continue;

@@ -44,8 +44,7 @@ class LeaseLock {
   // another live run has it. `transport` is used only by this lock (and its
   // renewal thread); `clock` defaults to the system clocks.
   static std::unique_ptr<LeaseLock> acquire(std::unique_ptr<kube::HttpTransport> transport,
-                                            LeaseSettings settings,
-                                            std::unique_ptr<Clock> clock = nullptr);
+                                            LeaseSettings settings, std::unique_ptr<Clock> clock = nullptr);
 
   // Stops renewing and releases the lease (when still held) so the next run
   // need not wait.

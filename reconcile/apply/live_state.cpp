@@ -29,8 +29,8 @@ void record(LiveState& state, const kube::ResourceInfo& info, Json object, const
   state.objects[key] = std::move(object);
 }
 
-void get_each(kube::ApiClient& client, const kube::ResourceInfo& info, const std::vector<const Object*>& objects,
-              const LiveStateOptions& options, LiveState& state) {
+void get_each(kube::ApiClient& client, const kube::ResourceInfo& info,
+              const std::vector<const Object*>& objects, const LiveStateOptions& options, LiveState& state) {
   std::vector<kube::HttpRequest> requests;
   for (const auto* object : objects)
     requests.push_back(client.get_request(info, object->namespace_name(), object->name()));
@@ -53,10 +53,12 @@ LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& de
                           const LiveStateOptions& options) {
   // (group, version, kind, namespace) -> the objects there
   std::map<std::pair<model::GroupVersionKind, std::string>, std::vector<const Object*>> wanted;
-  for (const auto& object : desired) wanted[{object.gvk(), object.namespace_name()}].push_back(&object);
+  for (const auto& object : desired)
+    wanted[{object.gvk(), object.namespace_name()}].push_back(&object);
 
   std::set<model::ObjectKey> desired_keys;
-  for (const auto& object : desired) desired_keys.insert(object.key());
+  for (const auto& object : desired)
+    desired_keys.insert(object.key());
 
   LiveState state;
   for (const auto& [where, objects] : wanted) {

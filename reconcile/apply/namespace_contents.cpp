@@ -16,7 +16,8 @@ bool created_by_cluster(const std::string& kind, const model::Json& object) {
   const auto& metadata = object.value("metadata", model::Json::object());
   if (!metadata.value("ownerReferences", model::Json::array()).empty()) return true;
   std::string name = metadata.value("name", "");
-  return (kind == "ServiceAccount" && name == "default") || (kind == "ConfigMap" && name == "kube-root-ca.crt");
+  return (kind == "ServiceAccount" && name == "default") ||
+         (kind == "ConfigMap" && name == "kube-root-ca.crt");
 }
 
 }  // namespace
@@ -28,7 +29,8 @@ std::vector<std::string> foreign_objects_in(kube::ApiClient& client, const std::
   kube::ListOptions options;
   options.label_selector = fmt::format("{}!={}", plan::k_applyset_part_of_label, applyset_id);
   for (const auto& [gvk, info] : client.mapper().all()) {
-    if (!info.namespaced || std::find(info.verbs.begin(), info.verbs.end(), "list") == info.verbs.end()) continue;
+    if (!info.namespaced || std::find(info.verbs.begin(), info.verbs.end(), "list") == info.verbs.end())
+      continue;
     if (!seen.insert({gvk.group, info.resource}).second) continue;
     try {
       for (const auto& item : client.list(info, namespace_name, options)) {

@@ -9,13 +9,15 @@
 
 namespace opctl::apply {
 
-std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::vector<model::Object>& desired,
+std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client,
+                                            const std::vector<model::Object>& desired,
                                             const PrunePreviewOptions& options) {
   ApplySetStore store(client, options.applyset, "");
   auto parent = store.read();
   if (!parent) return {};
   std::set<model::ObjectKey> desired_keys;
-  for (const auto& object : desired) desired_keys.insert(object.key());
+  for (const auto& object : desired)
+    desired_keys.insert(object.key());
   auto inventory = plan::ApplySetInventory::from_parent(*parent);
   auto steps = plan::prune_steps(store.members(inventory), desired_keys);
   const auto& applyset = options.applyset;
@@ -31,7 +33,8 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::
   for (auto& step : steps) {
     if (step.action != plan::StepAction::prune) continue;
     if (!prune_refusal(client, {step.live, step.key, false, ""}, guard).empty()) continue;
-    pruned.push_back(diff::compare_objects(step.key, step.api_version, {}, step.live, nullptr, options.compare));
+    pruned.push_back(
+        diff::compare_objects(step.key, step.api_version, {}, step.live, nullptr, options.compare));
   }
   return pruned;
 }

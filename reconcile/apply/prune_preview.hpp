@@ -26,7 +26,8 @@ struct PrunePreviewOptions {
 // Entries with Change::pruned (before = the live object, normalised and
 // masked; after = null), in deletion order. Empty when the set has no parent
 // yet. Reads only: the parent, and one LIST per kind and namespace.
-std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client, const std::vector<model::Object>& desired,
+std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client,
+                                            const std::vector<model::Object>& desired,
                                             const PrunePreviewOptions& options);
 
 }  // namespace opctl::apply

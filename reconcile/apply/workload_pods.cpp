@@ -11,9 +11,9 @@ using model::Json;
 
 // Waiting reasons that need a change (to the spec, the image or the
 // registry), not more time.
-constexpr std::array<const char*, 6> k_blocking_reasons = {"CrashLoopBackOff",          "ImagePullBackOff",
-                                                           "ErrImagePull",              "ErrImageNeverPull",
-                                                           "CreateContainerConfigError", "InvalidImageName"};
+constexpr std::array<const char*, 6> k_blocking_reasons = {
+    "CrashLoopBackOff",  "ImagePullBackOff",           "ErrImagePull",
+    "ErrImageNeverPull", "CreateContainerConfigError", "InvalidImageName"};
 
 bool is_blocking(const std::string& reason) {
   for (const char* blocking : k_blocking_reasons)
@@ -21,7 +21,9 @@ bool is_blocking(const std::string& reason) {
   return false;
 }
 
-std::string kind_of(const Json& object) { return object.value("kind", ""); }
+std::string kind_of(const Json& object) {
+  return object.value("kind", "");
+}
 
 const Json& metadata(const Json& object) {
   static const Json k_empty = Json::object();
@@ -54,7 +56,8 @@ std::string current_replica_set(const Json& deployment, const std::vector<Json>&
   std::string uid = metadata(deployment).value("uid", "");
   if (revision.empty()) return "";
   for (const auto& set : replica_sets)
-    if (controlled_by(set, uid) && annotation(set, revision_key) == revision) return metadata(set).value("uid", "");
+    if (controlled_by(set, uid) && annotation(set, revision_key) == revision)
+      return metadata(set).value("uid", "");
   return "";
 }
 
@@ -77,7 +80,8 @@ bool in_current_revision(const Json& workload, const std::vector<Json>& replica_
 
 std::optional<std::string> workload_pod_selector(const Json& workload) {
   std::string kind = kind_of(workload);
-  if (kind != "Deployment" && kind != "StatefulSet" && kind != "DaemonSet" && kind != "Job") return std::nullopt;
+  if (kind != "Deployment" && kind != "StatefulSet" && kind != "DaemonSet" && kind != "Job")
+    return std::nullopt;
   if (!workload.contains("spec") || !workload["spec"].contains("selector")) return std::nullopt;
   const Json& match = workload["spec"]["selector"].value("matchLabels", Json::object());
   if (!match.is_object() || match.empty()) return std::nullopt;
@@ -89,7 +93,9 @@ std::optional<std::string> workload_pod_selector(const Json& workload) {
   return selector;
 }
 
-bool workload_needs_replica_sets(const Json& workload) { return kind_of(workload) == "Deployment"; }
+bool workload_needs_replica_sets(const Json& workload) {
+  return kind_of(workload) == "Deployment";
+}
 
 std::optional<std::string> blocked_container(const Json& pod) {
   if (!pod.contains("status")) return std::nullopt;

@@ -22,9 +22,10 @@ class FieldReader {
   FieldReader(const model::YamlDocument& document, std::vector<Problem>& problems, const std::string& file)
       : document_(document), problems_(problems), file_(file) {}
 
-  void read_map(const std::string& pointer, const std::string& path,
-                const std::map<std::string, std::function<void(const Json&, const std::string&, const std::string&)>>&
-                    fields) {
+  void read_map(
+      const std::string& pointer, const std::string& path,
+      const std::map<std::string, std::function<void(const Json&, const std::string&, const std::string&)>>&
+          fields) {
     const Json* value = at(pointer);
     if (value == nullptr || value->is_null()) return;
     if (!value->is_object()) {
@@ -37,7 +38,8 @@ class FieldReader {
       auto found = fields.find(key);
       if (found == fields.end()) {
         std::vector<std::string> known;
-        for (const auto& [name, reader] : fields) known.push_back(name);
+        for (const auto& [name, reader] : fields)
+          known.push_back(name);
         problem(child_pointer, child_path,
                 fmt::format("unknown field \"{}\" (known: {})", key, fmt::join(known, ", ")));
         continue;
@@ -107,14 +109,15 @@ class FieldReader {
   std::function<void(const Json&, const std::string&, const std::string&)> into_list(
       std::vector<Item>& target,
       std::function<void(FieldReader&, Item&, const std::string&, const std::string&)> read_item) {
-    return [this, &target, read_item](const Json& value, const std::string& pointer, const std::string& path) {
-      if (!value.is_array()) return problem(pointer, path, "must be a list");
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        Item item;
-        read_item(*this, item, fmt::format("{}/{}", pointer, i), fmt::format("{}[{}]", path, i));
-        target.push_back(std::move(item));
-      }
-    };
+    return
+        [this, &target, read_item](const Json& value, const std::string& pointer, const std::string& path) {
+          if (!value.is_array()) return problem(pointer, path, "must be a list");
+          for (std::size_t i = 0; i < value.size(); ++i) {
+            Item item;
+            read_item(*this, item, fmt::format("{}/{}", pointer, i), fmt::format("{}[{}]", path, i));
+            target.push_back(std::move(item));
+          }
+        };
   }
 
  private:
@@ -223,55 +226,55 @@ void read_spec(FieldReader& reader, RunConfig& config) {
                   r.problem(pointer + "/jsonPointers", path + ".jsonPointers",
                             fmt::format("\"{}\" is not a JSON pointer (it must start with /)", json_pointer));
             })},
-       {"health",
-        reader.into_list<HealthOverride>(
-            config.health,
-            [](FieldReader& r, HealthOverride& rule, const std::string& pointer, const std::string& path) {
-              std::optional<bool> skip;
-              r.read_map(pointer, path,
-                         {{"group", r.into_string(rule.group)}, {"kind", r.into_string(rule.kind)},
-                          {"skip", r.into(skip)}});
-              rule.skip = skip.value_or(false);
-            })},
+       {"health", reader.into_list<HealthOverride>(config.health,
+                                                   [](FieldReader& r, HealthOverride& rule,
+                                                      const std::string& pointer, const std::string& path) {
+                                                     std::optional<bool> skip;
+                                                     r.read_map(pointer, path,
+                                                                {{"group", r.into_string(rule.group)},
+                                                                 {"kind", r.into_string(rule.kind)},
+                                                                 {"skip", r.into(skip)}});
+                                                     rule.skip = skip.value_or(false);
+                                                   })},
        {"lease",
         [&](const Json&, const std::string& pointer, const std::string& path) {
           std::optional<std::chrono::seconds> duration;
-          reader.read_map(pointer, path, {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
+          reader.read_map(pointer, path,
+                          {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
           if (duration) config.lease_duration = *duration;
         }},
        {"helm", reader.into_list<HelmChart>(config.helm, read_helm_chart)},
-       {"kinds", reader.into_list<HookKind>(
-                     config.kinds,
-                     [](FieldReader& r, HookKind& kind, const std::string& pointer, const std::string& path) {
-                       std::optional<std::chrono::seconds> timeout;
-                       std::optional<bool> finalize;
-                       r.read_map(pointer, path,
-                                  {{"apiVersion", r.into_string(kind.api_version)},
-                                   {"kind", r.into_string(kind.kind)},
-                                   {"command", r.into_strings(kind.command)},
-                                   {"url", r.into_string(kind.url)},
-                                   {"timeout", r.into(timeout)},
-                                   {"finalize", r.into(finalize)},
-                                   {"children", r.into_list<HookChildKind>(
-                                                    kind.children, [](FieldReader& c, HookChildKind& child,
-                                                                      const std::string& child_pointer,
-                                                                      const std::string& child_path) {
-                                                      c.read_map(child_pointer, child_path,
-                                                                 {{"apiVersion", c.into_string(child.api_version)},
-                                                                  {"kind", c.into_string(child.kind)}});
-                                                      if (child.api_version.empty() || child.kind.empty())
-                                                        c.problem(child_pointer, child_path,
-                                                                  "a child kind needs apiVersion and kind");
-                                                    })}});
-                       if (timeout) kind.timeout = *timeout;
-                       if (finalize) kind.finalize = *finalize;
-                       if (!kind.url.empty() && !kind.url.starts_with("http://") && !kind.url.starts_with("https://"))
-                         r.problem(pointer + "/url", path + ".url", "must be an http:// or https:// URL");
-                       if (kind.api_version.empty() || kind.kind.empty())
-                         r.problem(pointer, path, "a hook kind needs apiVersion and kind");
-                       if (kind.command.empty() == kind.url.empty())
-                         r.problem(pointer, path, "a hook kind needs exactly one of command or url");
-                     })}});
+       {"kinds",
+        reader.into_list<HookKind>(config.kinds, [](FieldReader& r, HookKind& kind,
+                                                    const std::string& pointer, const std::string& path) {
+          std::optional<std::chrono::seconds> timeout;
+          std::optional<bool> finalize;
+          r.read_map(
+              pointer, path,
+              {{"apiVersion", r.into_string(kind.api_version)},
+               {"kind", r.into_string(kind.kind)},
+               {"command", r.into_strings(kind.command)},
+               {"url", r.into_string(kind.url)},
+               {"timeout", r.into(timeout)},
+               {"finalize", r.into(finalize)},
+               {"children", r.into_list<HookChildKind>(kind.children, [](FieldReader& c, HookChildKind& child,
+                                                                         const std::string& child_pointer,
+                                                                         const std::string& child_path) {
+                  c.read_map(child_pointer, child_path,
+                             {{"apiVersion", c.into_string(child.api_version)},
+                              {"kind", c.into_string(child.kind)}});
+                  if (child.api_version.empty() || child.kind.empty())
+                    c.problem(child_pointer, child_path, "a child kind needs apiVersion and kind");
+                })}});
+          if (timeout) kind.timeout = *timeout;
+          if (finalize) kind.finalize = *finalize;
+          if (!kind.url.empty() && !kind.url.starts_with("http://") && !kind.url.starts_with("https://"))
+            r.problem(pointer + "/url", path + ".url", "must be an http:// or https:// URL");
+          if (kind.api_version.empty() || kind.kind.empty())
+            r.problem(pointer, path, "a hook kind needs apiVersion and kind");
+          if (kind.command.empty() == kind.url.empty())
+            r.problem(pointer, path, "a hook kind needs exactly one of command or url");
+        })}});
   if (lease_enabled) config.lease_enabled = *lease_enabled;
 }
 

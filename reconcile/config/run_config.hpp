@@ -71,8 +71,8 @@ struct VerifySettings {
 };
 
 struct RunConfig {
-  std::string file;  // where it was read from; empty when there is none
-  std::string name;  // metadata.name; empty when not given (the set is unnamed)
+  std::string file;                        // where it was read from; empty when there is none
+  std::string name;                        // metadata.name; empty when not given (the set is unnamed)
   std::string namespace_name = "default";  // where the Lease and the ApplySet parent live
 
   std::optional<std::string> repo, ref, path, cache_dir;

@@ -67,7 +67,8 @@ std::string owned_entry_for(const Json& element, const std::set<std::string>& ow
   for (const auto& name : owned_names) {
     Json parsed = Json::parse(name.substr(2), nullptr, false);
     if (name.starts_with("v:") && values_equal(parsed, element)) return name;
-    if (name.starts_with("k:") && parsed.is_object() && desired_key_matches(parsed, element, context)) return name;
+    if (name.starts_with("k:") && parsed.is_object() && desired_key_matches(parsed, element, context))
+      return name;
   }
   return "";
 }
@@ -137,7 +138,8 @@ bool match_string_data(Json& desired, Json& owned, const Json& live) {
   const Json& data = live.contains("data") && live["data"].is_object() ? live["data"] : Json::object();
   for (const auto& [key, value] : string_data.items()) {
     if (!value.is_string() || !owned_names.erase("f:" + key)) return false;
-    if (desired.contains("data") && desired["data"].is_object() && desired["data"].contains(key)) return false;
+    if (desired.contains("data") && desired["data"].is_object() && desired["data"].contains(key))
+      return false;
     if (!data.contains(key) || data[key] != base64_encode(value.get<std::string>())) return false;
   }
   if (!owned_names.empty()) return false;

@@ -24,7 +24,8 @@ void remove_field(model::Json& object, const std::string& pointer_text) {
 
 std::vector<std::string> tokens_of(model::Json::json_pointer pointer) {
   std::vector<std::string> tokens;
-  for (; !pointer.empty(); pointer.pop_back()) tokens.insert(tokens.begin(), pointer.back());
+  for (; !pointer.empty(); pointer.pop_back())
+    tokens.insert(tokens.begin(), pointer.back());
   return tokens;
 }
 
@@ -62,16 +63,19 @@ bool IgnoreRule::matches(const model::ObjectKey& key) const {
   return name.empty() || name == key.name;
 }
 
-void remove_ignored_fields(model::Json& object, const model::ObjectKey& key, const std::vector<IgnoreRule>& rules) {
+void remove_ignored_fields(model::Json& object, const model::ObjectKey& key,
+                           const std::vector<IgnoreRule>& rules) {
   if (!object.is_object()) return;
   for (const auto& rule : rules) {
     if (!rule.matches(key)) continue;
-    for (const auto& pointer_text : rule.json_pointers) remove_field(object, pointer_text);
+    for (const auto& pointer_text : rule.json_pointers)
+      remove_field(object, pointer_text);
   }
 }
 
-void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json& live, const model::ObjectKey& key,
-                                        const std::vector<IgnoreRule>& rules, const std::string& manager) {
+void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json& live,
+                                        const model::ObjectKey& key, const std::vector<IgnoreRule>& rules,
+                                        const std::string& manager) {
   if (!desired.is_object() || !live.is_object()) return;
   std::optional<model::Json> owned = applied_fields(live, manager);
   for (const auto& rule : rules) {
@@ -85,7 +89,8 @@ void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json&
       }
       // Inside a list, ownership is keyed by the element (k:{...}), which a
       // JSON pointer's index cannot name: such fields are applied as desired.
-      if (pointer.empty() || passes_through_list(live, pointer) || passes_through_list(desired, pointer)) continue;
+      if (pointer.empty() || passes_through_list(live, pointer) || passes_through_list(desired, pointer))
+        continue;
       if (!live.contains(pointer) || !owns(owned, pointer)) {
         remove_field(desired, pointer_text);
         continue;

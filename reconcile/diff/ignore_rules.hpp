@@ -20,7 +20,8 @@ struct IgnoreRule {
 };
 
 // Removes every field a matching rule names (missing fields are fine).
-void remove_ignored_fields(model::Json& object, const model::ObjectKey& key, const std::vector<IgnoreRule>& rules);
+void remove_ignored_fields(model::Json& object, const model::ObjectKey& key,
+                           const std::vector<IgnoreRule>& rules);
 
 // For an object that exists, so that a server-side apply neither changes nor
 // removes a field another actor owns (an autoscaler's replicas, a webhook's
@@ -29,7 +30,8 @@ void remove_ignored_fields(model::Json& object, const model::ObjectKey& key, con
 // its live value (leaving it out would make the server delete it). Argo CD
 // calls this RespectIgnoreDifferences; opctl always does it, since a field
 // left out of the diff that a pass still overwrites is drift nobody sees.
-void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json& live, const model::ObjectKey& key,
-                                        const std::vector<IgnoreRule>& rules, const std::string& manager);
+void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json& live,
+                                        const model::ObjectKey& key, const std::vector<IgnoreRule>& rules,
+                                        const std::string& manager);
 
 }  // namespace opctl::diff

@@ -10,7 +10,8 @@ std::vector<std::string> split_lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
+  while (std::getline(in, line))
+    lines.push_back(line);
   return lines;
 }
 
@@ -25,9 +26,11 @@ std::vector<DiffLine> diff_lines(const std::vector<std::string>& a, const std::v
   for (int d = 0; d <= max && found_d < 0; ++d) {
     trace.push_back(v);
     for (int k = -d; k <= d; k += 2) {
-      int x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])) ? v[offset + k + 1] : v[offset + k - 1] + 1;
+      int x = (k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])) ? v[offset + k + 1]
+                                                                             : v[offset + k - 1] + 1;
       int y = x - k;
-      while (x < n && y < m && a[x] == b[y]) ++x, ++y;
+      while (x < n && y < m && a[x] == b[y])
+        ++x, ++y;
       v[offset + k] = x;
       if (x >= n && y >= m) {
         found_d = d;
@@ -41,17 +44,20 @@ std::vector<DiffLine> diff_lines(const std::vector<std::string>& a, const std::v
   for (int d = found_d; d > 0; --d) {
     const auto& previous = trace[d];
     int k = x - y;
-    int previous_k = (k == -d || (k != d && previous[offset + k - 1] < previous[offset + k + 1])) ? k + 1 : k - 1;
+    int previous_k =
+        (k == -d || (k != d && previous[offset + k - 1] < previous[offset + k + 1])) ? k + 1 : k - 1;
     int previous_x = previous[offset + previous_k];
     int previous_y = previous_x - previous_k;
-    while (x > previous_x && y > previous_y) script.push_back({LineKind::same, a[--x]}), --y;
+    while (x > previous_x && y > previous_y)
+      script.push_back({LineKind::same, a[--x]}), --y;
     if (x == previous_x) {
       script.push_back({LineKind::added, b[--y]});
     } else {
       script.push_back({LineKind::removed, a[--x]});
     }
   }
-  while (x > 0 && y > 0) script.push_back({LineKind::same, a[--x]}), --y;
+  while (x > 0 && y > 0)
+    script.push_back({LineKind::same, a[--x]}), --y;
   return {script.rbegin(), script.rend()};
 }
 
@@ -71,9 +77,11 @@ std::string unified_diff(const std::string& before, const std::string& after, in
     int end = i;
     while (end < size) {
       int next_change = end;
-      while (next_change < size && script[next_change].kind != LineKind::same) ++next_change;
+      while (next_change < size && script[next_change].kind != LineKind::same)
+        ++next_change;
       int following = next_change;
-      while (following < size && script[following].kind == LineKind::same) ++following;
+      while (following < size && script[following].kind == LineKind::same)
+        ++following;
       if (following < size && following - next_change <= 2 * context) {
         end = following;
       } else {

@@ -15,7 +15,8 @@ struct DiffLine {
 };
 
 // The edit script from `before` to `after`, every line included.
-std::vector<DiffLine> diff_lines(const std::vector<std::string>& before, const std::vector<std::string>& after);
+std::vector<DiffLine> diff_lines(const std::vector<std::string>& before,
+                                 const std::vector<std::string>& after);
 
 std::vector<std::string> split_lines(const std::string& text);
 

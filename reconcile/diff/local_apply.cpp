@@ -14,7 +14,12 @@ using Keys = std::vector<std::string>;
 // The merge keys Kubernetes' built-in types declare, for lists whose
 // managedFields entry does not show them (fields opctl does not own yet).
 std::vector<Keys> known_merge_keys() {
-  return {{"containerPort", "protocol"}, {"port", "protocol"}, {"mountPath"}, {"devicePath"}, {"ip"}, {"name"},
+  return {{"containerPort", "protocol"},
+          {"port", "protocol"},
+          {"mountPath"},
+          {"devicePath"},
+          {"ip"},
+          {"name"},
           {"type"}};
 }
 
@@ -37,7 +42,8 @@ Keys keys_from_owned(const Json& owned) {
     Json key = Json::parse(name.substr(2), nullptr, false);
     Keys fields;
     if (key.is_object())
-      for (const auto& [field, value] : key.items()) fields.push_back(field);
+      for (const auto& [field, value] : key.items())
+        fields.push_back(field);
     return fields;
   }
   return {};
@@ -46,7 +52,8 @@ Keys keys_from_owned(const Json& owned) {
 Keys guess_keys(const Json& list) {
   for (const auto& candidate : known_merge_keys()) {
     bool all_have = !list.empty();
-    for (const auto& item : list) all_have = all_have && item.is_object() && item.contains(candidate.front());
+    for (const auto& item : list)
+      all_have = all_have && item.is_object() && item.contains(candidate.front());
     if (all_have) return candidate;
   }
   return {};
@@ -75,7 +82,8 @@ Json owned_element(const Json& owned, const Json& element) {
       if (!name.starts_with("k:")) continue;
       Json key = Json::parse(name.substr(2), nullptr, false);
       bool matches = key.is_object() && element.is_object();
-      for (const auto& [field, value] : key.items()) matches = matches && element.value(field, Json()) == value;
+      for (const auto& [field, value] : key.items())
+        matches = matches && element.value(field, Json()) == value;
       if (matches) return entry;
     }
   }
@@ -122,7 +130,8 @@ Json apply_map(const Json& live, const Json& desired, const Json& owned) {
       result.erase(field);
       continue;
     }
-    result[field] = apply_value(live.contains(field) ? live[field] : Json(), value, child(owned, "f:" + field));
+    result[field] =
+        apply_value(live.contains(field) ? live[field] : Json(), value, child(owned, "f:" + field));
   }
   return result;
 }
@@ -154,10 +163,12 @@ Json apply_keyed_list(const Json& live, const Json& desired, const Json& owned, 
       continue;
     }
     const Json& existing = live[match[d]];
-    for (auto& other : pending[match[d]]) merged.push_back(std::move(other));
+    for (auto& other : pending[match[d]])
+      merged.push_back(std::move(other));
     merged.push_back(apply_value(existing, desired[d], owned_element(owned, existing)));
   }
-  for (auto& other : carried) merged.push_back(std::move(other));
+  for (auto& other : carried)
+    merged.push_back(std::move(other));
   return merged;
 }
 
@@ -166,7 +177,8 @@ Json apply_set_list(const Json& live, const Json& desired, const Json& owned) {
   Json merged = desired;
   for (const auto& value : live) {
     bool wanted = false;
-    for (const auto& element : desired) wanted = wanted || element == value;
+    for (const auto& element : desired)
+      wanted = wanted || element == value;
     if (!wanted && !(owned.is_object() && owned.contains("v:" + value.dump()))) merged.push_back(value);
   }
   return merged;

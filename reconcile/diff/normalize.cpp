@@ -8,7 +8,8 @@ model::Json normalize(const model::Json& object) {
   result.erase("status");
   if (result.contains("metadata") && result["metadata"].is_object()) {
     auto& metadata = result["metadata"];
-    for (const char* field : {"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"})
+    for (const char* field :
+         {"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"})
       metadata.erase(field);
     if (metadata.contains("annotations") && metadata["annotations"].is_object()) {
       metadata["annotations"].erase(k_last_applied_annotation);

@@ -43,8 +43,10 @@ std::vector<std::pair<std::size_t, std::size_t>> common_elements(const Json& a, 
 // none, position decides.
 bool same_identity(const Json& a, const Json& b) {
   if (!a.is_object() || !b.is_object()) return a.type() == b.type() && a.is_structured();
-  for (const char* field : {"name", "key", "containerPort", "port", "mountPath", "devicePath", "ip", "type"}) {
-    if (a.contains(field) || b.contains(field)) return a.contains(field) && b.contains(field) && a[field] == b[field];
+  for (const char* field :
+       {"name", "key", "containerPort", "port", "mountPath", "devicePath", "ip", "type"}) {
+    if (a.contains(field) || b.contains(field))
+      return a.contains(field) && b.contains(field) && a[field] == b[field];
   }
   return true;
 }
@@ -52,7 +54,8 @@ bool same_identity(const Json& a, const Json& b) {
 // Lists: elements kept in order are unchanged; between two kept ones, a
 // removed and an added element in the same place with the same identity are
 // one changed element.
-void collect_list_paths(const Json& before, const Json& after, const Pointer& at, std::set<std::string>& paths) {
+void collect_list_paths(const Json& before, const Json& after, const Pointer& at,
+                        std::set<std::string>& paths) {
   constexpr std::size_t k_max_cells = 1'000'000;
   if ((before.size() + 1) * (after.size() + 1) > k_max_cells) {
     paths.insert(at.to_string());
@@ -68,8 +71,10 @@ void collect_list_paths(const Json& before, const Json& after, const Pointer& at
         paths.insert((at / j).to_string());
       }
     }
-    for (; i < next_i; ++i) paths.insert((at / i).to_string());
-    for (; j < next_j; ++j) paths.insert((at / j).to_string());
+    for (; i < next_i; ++i)
+      paths.insert((at / i).to_string());
+    for (; j < next_j; ++j)
+      paths.insert((at / j).to_string());
     ++i, ++j;
   }
 }
@@ -98,12 +103,18 @@ std::vector<std::string> changed_paths(const Json& before, const Json& after) {
 
 const char* to_string(Change change) {
   switch (change) {
-    case Change::added: return "added";
-    case Change::changed: return "changed";
-    case Change::unchanged: return "unchanged";
-    case Change::pruned: return "pruned";
-    case Change::removed: return "removed";
-    case Change::failed: return "failed";
+    case Change::added:
+      return "added";
+    case Change::changed:
+      return "changed";
+    case Change::unchanged:
+      return "unchanged";
+    case Change::pruned:
+      return "pruned";
+    case Change::removed:
+      return "removed";
+    case Change::failed:
+      return "failed";
   }
   return "unknown";
 }
@@ -121,7 +132,8 @@ ObjectDiff compare_objects(const model::ObjectKey& key, const std::string& api_v
   remove_ignored_fields(after, key, options.ignore_rules);
   // Compare before masking, so a changed secret value still counts as a change.
   // An added or pruned object changes as a whole: the root pointer "".
-  diff.changed_paths = before.is_null() || after.is_null() ? std::vector<std::string>{""} : changed_paths(before, after);
+  diff.changed_paths =
+      before.is_null() || after.is_null() ? std::vector<std::string>{""} : changed_paths(before, after);
   mask_secret_pair(before, after);
   if (live.is_null()) {
     diff.change = Change::added;

@@ -22,12 +22,13 @@ struct ObjectDiff {
   std::string api_version;
   model::SourceLocation location;
   Change change = Change::unchanged;
-  bool local_comparison = false;  // the server's dry run was not allowed; compared here
-  model::Json before;             // normalised, masked; null when added
-  model::Json after;              // normalised, masked; null when pruned
+  bool local_comparison = false;           // the server's dry run was not allowed; compared here
+  model::Json before;                      // normalised, masked; null when added
+  model::Json after;                       // normalised, masked; null when pruned
   std::vector<std::string> changed_paths;  // JSON pointers, sorted (see changed_paths())
   std::string error;                       // when the comparison itself failed
-  std::string conflict;  // another field manager owns fields this apply would change (needs --force-conflicts)
+  std::string
+      conflict;  // another field manager owns fields this apply would change (needs --force-conflicts)
 };
 
 struct CompareOptions {
@@ -44,8 +45,8 @@ std::vector<std::string> changed_paths(const model::Json& before, const model::J
 // Compares live (null when absent) with what it would become (null when it
 // would be deleted), after normalising, ignoring and masking both.
 ObjectDiff compare_objects(const model::ObjectKey& key, const std::string& api_version,
-                           const model::SourceLocation& location, const model::Json& live, const model::Json& would_be,
-                           const CompareOptions& options);
+                           const model::SourceLocation& location, const model::Json& live,
+                           const model::Json& would_be, const CompareOptions& options);
 
 // The unified YAML diff of before and after.
 std::string render_unified(const ObjectDiff& diff, int context = 3);

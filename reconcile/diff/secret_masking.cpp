@@ -11,12 +11,15 @@ using model::Json;
 constexpr std::string_view k_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 void mask_field(Json& before, Json& after, const char* field) {
-  Json* before_map = before.is_object() && before.contains(field) && before[field].is_object() ? &before[field] : nullptr;
-  Json* after_map = after.is_object() && after.contains(field) && after[field].is_object() ? &after[field] : nullptr;
+  Json* before_map =
+      before.is_object() && before.contains(field) && before[field].is_object() ? &before[field] : nullptr;
+  Json* after_map =
+      after.is_object() && after.contains(field) && after[field].is_object() ? &after[field] : nullptr;
   std::set<std::string> keys;
   for (Json* map : {before_map, after_map})
     if (map != nullptr)
-      for (const auto& [key, value] : map->items()) keys.insert(key);
+      for (const auto& [key, value] : map->items())
+        keys.insert(key);
   for (const auto& key : keys) {
     bool in_before = before_map != nullptr && before_map->contains(key);
     bool in_after = after_map != nullptr && after_map->contains(key);
@@ -53,7 +56,8 @@ std::string base64_encode(std::string_view bytes) {
     unsigned value = 0;
     for (std::size_t j = 0; j < 3; ++j)
       value = (value << 8) | (j < rest ? static_cast<unsigned char>(bytes[i + j]) : 0U);
-    for (std::size_t j = 0; j < 4; ++j) out += j <= rest ? k_alphabet[(value >> (18 - 6 * j)) & 0x3F] : '=';
+    for (std::size_t j = 0; j < 4; ++j)
+      out += j <= rest ? k_alphabet[(value >> (18 - 6 * j)) & 0x3F] : '=';
   }
   return out;
 }

@@ -36,7 +36,8 @@ class SystemRandom : public RandomSource {
     while (done < size) {
       ssize_t got = getrandom(buffer + done, size - done, 0);
       if (got < 0 && errno == EINTR) continue;
-      if (got < 0) throw Error(ErrorCategory::internal, std::string("getrandom failed: ") + std::strerror(errno));
+      if (got < 0)
+        throw Error(ErrorCategory::internal, std::string("getrandom failed: ") + std::strerror(errno));
       done += static_cast<std::size_t>(got);
     }
   }
@@ -44,6 +45,8 @@ class SystemRandom : public RandomSource {
 
 }  // namespace
 
-std::unique_ptr<RandomSource> system_random() { return std::make_unique<SystemRandom>(); }
+std::unique_ptr<RandomSource> system_random() {
+  return std::make_unique<SystemRandom>();
+}
 
 }  // namespace opctl::kinds

@@ -44,10 +44,10 @@ std::vector<Condition> conditions_from_json(const Json& conditions) {
   if (!conditions.is_array()) return result;
   for (const auto& item : conditions) {
     if (!item.is_object() || !item.contains("type") || !item["type"].is_string()) continue;
-    result.push_back({item["type"].get<std::string>(), item.value("status", "") == "True",
-                      item.contains("reason") && item["reason"].is_string() ? item["reason"].get<std::string>() : "",
-                      item.contains("message") && item["message"].is_string() ? item["message"].get<std::string>()
-                                                                               : ""});
+    result.push_back(
+        {item["type"].get<std::string>(), item.value("status", "") == "True",
+         item.contains("reason") && item["reason"].is_string() ? item["reason"].get<std::string>() : "",
+         item.contains("message") && item["message"].is_string() ? item["message"].get<std::string>() : ""});
   }
   return result;
 }

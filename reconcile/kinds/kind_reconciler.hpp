@@ -47,14 +47,15 @@ class RandomSource {
 std::unique_ptr<RandomSource> system_random();
 
 struct Observed {
-  model::Json parent;                   // the live custom resource (with metadata.uid, generation, status)
+  model::Json parent;  // the live custom resource (with metadata.uid, generation, status)
   // Live objects labelled with the parent's uid, of the kinds child_kinds()
   // names. This includes objects another controller made from a template
   // the parent owns (a CronJob's Jobs carry the label from its jobTemplate);
   // only those whose controller ownerReference is the parent are "owned".
   std::vector<model::Json> children;
-  std::vector<model::Json> related;     // live objects the kind asked for via related() (e.g. a Backup's Cluster)
-  bool finalizing = false;              // parent has a deletionTimestamp
+  std::vector<model::Json>
+      related;              // live objects the kind asked for via related() (e.g. a Backup's Cluster)
+  bool finalizing = false;  // parent has a deletionTimestamp
 };
 
 struct Context {
@@ -63,7 +64,7 @@ struct Context {
 };
 
 struct Condition {
-  std::string type;    // Ready, Progressing, Degraded
+  std::string type;  // Ready, Progressing, Degraded
   bool status = false;
   std::string reason;  // UpperCamelCase
   std::string message;

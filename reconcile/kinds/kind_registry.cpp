@@ -19,10 +19,11 @@ namespace opctl::kinds {
 void KindRegistry::add(std::unique_ptr<KindReconciler> reconciler) {
   auto gvk = reconciler->kind();
   if (find(gvk) != nullptr)
-    throw InvalidInputError({Problem{"", 0, "spec.kinds",
-                                     fmt::format("kind {} of {} is served twice (a hook kind cannot replace a "
-                                                 "built-in kind or another hook kind)",
-                                                 gvk.kind, gvk.api_version())}});
+    throw InvalidInputError(
+        {Problem{"", 0, "spec.kinds",
+                 fmt::format("kind {} of {} is served twice (a hook kind cannot replace a "
+                             "built-in kind or another hook kind)",
+                             gvk.kind, gvk.api_version())}});
   reconcilers_.push_back(std::move(reconciler));
 }
 
@@ -49,10 +50,13 @@ KindReconciler::SetFindings KindRegistry::check(const std::vector<model::Object>
   for (const auto& object : desired) {
     const KindReconciler* reconciler = find(object.gvk());
     if (reconciler == nullptr) continue;
-    for (auto& problem : reconciler->validate(object)) findings.errors.push_back(std::move(problem));
+    for (auto& problem : reconciler->validate(object))
+      findings.errors.push_back(std::move(problem));
     auto in_set = reconciler->check_in_set(object, desired);
-    for (auto& problem : in_set.errors) findings.errors.push_back(std::move(problem));
-    for (auto& problem : in_set.warnings) findings.warnings.push_back(std::move(problem));
+    for (auto& problem : in_set.errors)
+      findings.errors.push_back(std::move(problem));
+    for (auto& problem : in_set.warnings)
+      findings.warnings.push_back(std::move(problem));
   }
   return findings;
 }
@@ -71,7 +75,8 @@ KindRegistry builtin_registry() {
 
 KindRegistry make_registry(const std::vector<config::HookKind>& hooks) {
   KindRegistry registry = builtin_registry();
-  for (const auto& hook : hooks) registry.add(hook::make_hook_reconciler(hook));
+  for (const auto& hook : hooks)
+    registry.add(hook::make_hook_reconciler(hook));
   return registry;
 }
 

@@ -36,7 +36,8 @@ void settle(const std::vector<RunnerTarget>& targets, const std::vector<TargetSt
 
 }  // namespace
 
-KindRunner::KindRunner(kube::ApiClient& client, const KindRegistry& registry, Context context, RunnerOptions options)
+KindRunner::KindRunner(kube::ApiClient& client, const KindRegistry& registry, Context context,
+                       RunnerOptions options)
     : client_(client), registry_(registry), context_(context), options_(std::move(options)) {}
 
 std::vector<RunnerTarget> KindRunner::targets(const std::vector<model::Object>& desired) {
@@ -56,7 +57,8 @@ std::vector<RunnerTarget> KindRunner::targets(const std::vector<model::Object>& 
 void KindRunner::finalizing_members(std::vector<RunnerTarget>& found) {
   if (options_.applyset_id.empty()) return;
   std::set<model::ObjectKey> known;
-  for (const auto& target : found) known.insert(target.key);
+  for (const auto& target : found)
+    known.insert(target.key);
   kube::ListOptions options;
   options.label_selector = std::string(plan::k_applyset_part_of_label) + "=" + options_.applyset_id;
   for (const auto& reconciler : registry_.all()) {
@@ -85,8 +87,8 @@ void KindRunner::record_parent(const RunnerTarget& target, TargetState& state, a
   for (auto& existing : report.outcomes)
     if (existing.key == target.key) outcome = &existing;
   if (outcome == nullptr) {
-    report.outcomes.push_back({target.key, target.api_version, target.location, target.wave,
-                               apply::Action::configured, "", {}});
+    report.outcomes.push_back(
+        {target.key, target.api_version, target.location, target.wave, apply::Action::configured, "", {}});
     outcome = &report.outcomes.back();
   }
   outcome->message = state.summary;
@@ -109,7 +111,8 @@ void KindRunner::run(const std::vector<model::Object>& desired, apply::PassRepor
   for (int round = 0;; ++round) {
     for (std::size_t i = 0; i < found.size(); ++i) {
       if (stopping()) return;
-      if (round > 0 && (states[i].gone || states[i].failed || (states[i].ready && !states[i].requeue))) continue;
+      if (round > 0 && (states[i].gone || states[i].failed || (states[i].ready && !states[i].requeue)))
+        continue;
       std::string emitted = states[i].emitted;
       states[i] = ResourcePass(client_, context_, found[i], log,
                                {options_.delete_propagation, round == 0, options_.stop_requested})

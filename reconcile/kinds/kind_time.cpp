@@ -30,8 +30,8 @@ std::string format_time(TimePoint time) {
   std::chrono::year_month_day date{days};
   std::chrono::hh_mm_ss clock{seconds - days};
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(date.year()),
-                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), clock.hours().count(),
-                     clock.minutes().count(), clock.seconds().count());
+                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                     clock.hours().count(), clock.minutes().count(), clock.seconds().count());
 }
 
 std::optional<TimePoint> parse_time(const std::string& text) {
@@ -47,7 +47,8 @@ std::optional<TimePoint> parse_time(const std::string& text) {
     return std::nullopt;
   if (at < text.size() && text[at] == '.') {
     ++at;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0) ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0)
+      ++at;
   }
   int offset_minutes = 0;
   if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) {
@@ -85,12 +86,23 @@ std::optional<std::chrono::seconds> parse_age(const std::string& text) {
     }
     if (at == start || at == text.size()) return std::nullopt;
     switch (text[at++]) {
-      case 'w': total += amount * 7 * 86400; break;
-      case 'd': total += amount * 86400; break;
-      case 'h': total += amount * 3600; break;
-      case 'm': total += amount * 60; break;
-      case 's': total += amount; break;
-      default: return std::nullopt;
+      case 'w':
+        total += amount * 7 * 86400;
+        break;
+      case 'd':
+        total += amount * 86400;
+        break;
+      case 'h':
+        total += amount * 3600;
+        break;
+      case 'm':
+        total += amount * 60;
+        break;
+      case 's':
+        total += amount;
+        break;
+      default:
+        return std::nullopt;
     }
   }
   if (total <= 0) return std::nullopt;
@@ -99,8 +111,8 @@ std::optional<std::chrono::seconds> parse_age(const std::string& text) {
 
 std::string format_age(std::chrono::seconds age) {
   long seconds = age.count();
-  for (auto [unit, size] : {std::pair{'w', 604800L}, std::pair{'d', 86400L}, std::pair{'h', 3600L},
-                            std::pair{'m', 60L}})
+  for (auto [unit, size] :
+       {std::pair{'w', 604800L}, std::pair{'d', 86400L}, std::pair{'h', 3600L}, std::pair{'m', 60L}})
     if (seconds >= size && seconds % size == 0) return fmt::format("{}{}", seconds / size, unit);
   return fmt::format("{}s", seconds);
 }

@@ -17,7 +17,8 @@ class ReconcilerValidator : public validate::KindValidator {
     std::vector<validate::Finding> findings;
     std::string key = object.key().to_string();
     auto add = [&](std::vector<Problem> problems, validate::Finding::Severity severity) {
-      for (auto& problem : problems) findings.push_back({severity, std::move(problem), key});
+      for (auto& problem : problems)
+        findings.push_back({severity, std::move(problem), key});
     };
     add(reconciler_.validate(object), validate::Finding::Severity::error);
     auto in_set = reconciler_.check_in_set(object, desired.objects());
@@ -34,7 +35,8 @@ class ReconcilerValidator : public validate::KindValidator {
 
 std::vector<std::unique_ptr<validate::KindValidator>> kind_validators(const KindRegistry& registry) {
   std::vector<std::unique_ptr<validate::KindValidator>> validators;
-  for (const auto& reconciler : registry.all()) validators.push_back(std::make_unique<ReconcilerValidator>(*reconciler));
+  for (const auto& reconciler : registry.all())
+    validators.push_back(std::make_unique<ReconcilerValidator>(*reconciler));
   return validators;
 }
 

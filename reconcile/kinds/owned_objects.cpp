@@ -18,8 +18,11 @@ const Json& metadata_of(const Json& object) {
 
 ParentRef ParentRef::of(const Json& live) {
   const Json& metadata = metadata_of(live);
-  return {live.value("apiVersion", ""),          live.value("kind", ""), metadata.value("namespace", ""),
-          metadata.value("name", ""),            metadata.value("uid", ""),
+  return {live.value("apiVersion", ""),
+          live.value("kind", ""),
+          metadata.value("namespace", ""),
+          metadata.value("name", ""),
+          metadata.value("uid", ""),
           metadata.contains("generation") && metadata["generation"].is_number_integer()
               ? metadata["generation"].get<long>()
               : 0};
@@ -34,8 +37,8 @@ PreparedChild prepare_child(const Json& child, const ParentRef& parent) {
   if (namespace_name.empty()) {
     metadata["namespace"] = parent.namespace_name;
   } else if (namespace_name != parent.namespace_name) {
-    prepared.problem = fmt::format("a child must live in its parent's namespace {}, not {}", parent.namespace_name,
-                                   namespace_name);
+    prepared.problem = fmt::format("a child must live in its parent's namespace {}, not {}",
+                                   parent.namespace_name, namespace_name);
   }
   if (metadata.contains("annotations") && metadata["annotations"].is_object()) {
     Json& annotations = metadata["annotations"];
@@ -63,8 +66,8 @@ bool controlled_by(const Json& object, const std::string& uid) {
 std::set<std::string> managed_finalizers(const Json& live, const std::string& manager) {
   std::set<std::string> finalizers;
   for (const auto& entry : metadata_of(live).value("managedFields", Json::array())) {
-    if (!entry.is_object() || entry.value("manager", "") != manager || entry.value("operation", "") != "Apply" ||
-        !entry.value("subresource", "").empty())
+    if (!entry.is_object() || entry.value("manager", "") != manager ||
+        entry.value("operation", "") != "Apply" || !entry.value("subresource", "").empty())
       continue;
     Json::json_pointer pointer("/fieldsV1/f:metadata/f:finalizers");
     if (!entry.contains(pointer) || !entry[pointer].is_object()) continue;
@@ -78,9 +81,10 @@ std::set<std::string> managed_finalizers(const Json& live, const std::string& ma
 }
 
 Json finalizer_body(const ParentRef& parent, const std::vector<std::string>& finalizers) {
-  Json body = {{"apiVersion", parent.api_version},
-               {"kind", parent.kind},
-               {"metadata", {{"name", parent.name}, {"namespace", parent.namespace_name}, {"uid", parent.uid}}}};
+  Json body = {
+      {"apiVersion", parent.api_version},
+      {"kind", parent.kind},
+      {"metadata", {{"name", parent.name}, {"namespace", parent.namespace_name}, {"uid", parent.uid}}}};
   if (!finalizers.empty()) body["metadata"]["finalizers"] = finalizers;
   return body;
 }

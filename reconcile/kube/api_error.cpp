@@ -48,7 +48,8 @@ ApiReason reason_from_status(const std::string& reason, long code) {
 
 std::string ApiStatus::describe() const {
   std::string text = message;
-  for (const auto& cause : causes) text += "; " + cause;
+  for (const auto& cause : causes)
+    text += "; " + cause;
   return text;
 }
 

@@ -12,9 +12,11 @@ std::string base64_encode(std::string_view bytes) {
   out.reserve((bytes.size() + 2) / 3 * 4);
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
-    unsigned value = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+    unsigned value = (static_cast<unsigned char>(bytes[i]) << 16) |
+                     (static_cast<unsigned char>(bytes[i + 1]) << 8) |
                      static_cast<unsigned char>(bytes[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) out += k_alphabet[(value >> shift) & 0x3F];
+    for (int shift = 18; shift >= 0; shift -= 6)
+      out += k_alphabet[(value >> shift) & 0x3F];
   }
   if (std::size_t rest = bytes.size() - i; rest > 0) {
     unsigned value = static_cast<unsigned char>(bytes[i]) << 16;
@@ -30,7 +32,8 @@ std::string base64_encode(std::string_view bytes) {
 std::optional<std::string> base64_decode(std::string_view text) {
   std::array<int, 256> table{};
   table.fill(-1);
-  for (std::size_t i = 0; i < k_alphabet.size(); ++i) table[static_cast<unsigned char>(k_alphabet[i])] = int(i);
+  for (std::size_t i = 0; i < k_alphabet.size(); ++i)
+    table[static_cast<unsigned char>(k_alphabet[i])] = int(i);
   std::string out;
   unsigned value = 0;
   int bits = 0;

@@ -8,14 +8,15 @@
 #include <sstream>
 
 #include "kube/base64.hpp"
-#include "process/child_process.hpp"
 #include "model/error.hpp"
+#include "process/child_process.hpp"
 
 namespace opctl::kube {
 namespace {
 
 std::string trim(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.pop_back();
   return text;
 }
 
@@ -138,7 +139,8 @@ Credential CredentialSource::run_exec_plugin() {
   std::vector<std::string> argv{plugin.command};
   argv.insert(argv.end(), plugin.args.begin(), plugin.args.end());
   ++exec_runs_;
-  process::ProcessResult result = process::run_process(argv, {.extra_env = env, .timeout = plugin.timeout, .input = ""});
+  process::ProcessResult result =
+      process::run_process(argv, {.extra_env = env, .timeout = plugin.timeout, .input = ""});
   if (result.timed_out)
     throw ClusterError(
         fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",

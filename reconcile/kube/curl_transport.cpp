@@ -55,7 +55,8 @@ std::size_t write_header(char* data, std::size_t size, std::size_t count, void* 
   constexpr std::string_view k_name = "retry-after:";
   if (line.size() > k_name.size()) {
     std::string lower(line.substr(0, k_name.size()));
-    for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : lower)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (lower == k_name) static_cast<Transfer*>(user)->retry_after = std::string(line.substr(k_name.size()));
   }
   return size * count;
@@ -90,7 +91,8 @@ class CurlTransport : public HttpTransport {
     std::vector<HttpResponse> responses(requests.size());
     Credential credential = credentials_.current();
     std::deque<Pending> queue;
-    for (std::size_t i = 0; i < requests.size(); ++i) queue.push_back({i, Clock::now()});
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      queue.push_back({i, Clock::now()});
     const std::size_t limit = static_cast<std::size_t>(std::max(1, options_.concurrency));
     try {
       while (!queue.empty() || !running_.empty()) {
@@ -230,7 +232,8 @@ class CurlTransport : public HttpTransport {
 
   // Takes every running transfer off the multi handle before it is freed.
   void remove_running() {
-    for (auto& transfer : running_) curl_multi_remove_handle(multi_.get(), transfer->easy.get());
+    for (auto& transfer : running_)
+      curl_multi_remove_handle(multi_.get(), transfer->easy.get());
     running_.clear();
   }
 

@@ -39,14 +39,17 @@ std::string default_discovery_cache_dir() {
 std::string server_cache_key(const std::string& server) {
   std::size_t scheme = server.find("://");
   std::string rest = scheme == std::string::npos ? server : server.substr(scheme + 3);
-  while (!rest.empty() && rest.back() == '/') rest.pop_back();
+  while (!rest.empty() && rest.back() == '/')
+    rest.pop_back();
   std::string key;
-  for (char c : rest) key += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
+  for (char c : rest)
+    key += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-') ? c : '_';
   return key;
 }
 
 fs::path DiscoveryCache::file() const {
-  return fs::path(options_.directory) / server_cache_key(model::redact_credentials(options_.server)) / k_file_name;
+  return fs::path(options_.directory) / server_cache_key(model::redact_credentials(options_.server)) /
+         k_file_name;
 }
 
 std::optional<DiscoveryDocuments> DiscoveryCache::read() const {
@@ -65,8 +68,8 @@ std::optional<DiscoveryDocuments> DiscoveryCache::read() const {
     return entry.contains(key) && entry[key].is_object() &&
            entry[key].value("kind", "") == "APIGroupDiscoveryList";
   };
-  if (!entry.is_object() || entry.value("server", "") != model::redact_credentials(options_.server) || !is_discovery("api") ||
-      !is_discovery("apis"))
+  if (!entry.is_object() || entry.value("server", "") != model::redact_credentials(options_.server) ||
+      !is_discovery("api") || !is_discovery("apis"))
     return std::nullopt;
   return DiscoveryDocuments{entry["api"], entry["apis"]};
 }
@@ -81,7 +84,9 @@ void DiscoveryCache::write(const DiscoveryDocuments& documents) const {
   temporary += ".tmp." + unique_suffix();
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << model::Json{{"server", model::redact_credentials(options_.server)}, {"api", documents.core}, {"apis", documents.groups}}
+    out << model::Json{{"server", model::redact_credentials(options_.server)},
+                       {"api", documents.core},
+                       {"apis", documents.groups}}
                .dump();
     if (!out.flush()) {
       fs::remove(temporary, error);

@@ -170,7 +170,8 @@ ClusterConfig from_kubeconfig(const MergedConfig& merged, const std::string& wan
   config.server = scalar(c.node, "server");
   if (config.server.empty())
     fail(fmt::format("cluster \"{}\" in {} has no server", cluster_name, c.file.string()));
-  while (config.server.ends_with("/")) config.server.pop_back();
+  while (config.server.ends_with("/"))
+    config.server.pop_back();
   config.ca_pem =
       data_or_file(c, "certificate-authority-data", "certificate-authority", "certificate-authority");
   config.insecure_skip_tls_verify = flag(c.node, "insecure-skip-tls-verify", c.file);

@@ -13,7 +13,8 @@ class RateLimiter {
   // Takes a token if one is available at `now`; never blocks.
   bool try_take(Clock::time_point now) {
     if (qps_ <= 0) return true;
-    if (started_) tokens_ = std::min<double>(burst_, tokens_ + qps_ * std::chrono::duration<double>(now - last_).count());
+    if (started_)
+      tokens_ = std::min<double>(burst_, tokens_ + qps_ * std::chrono::duration<double>(now - last_).count());
     started_ = true;
     last_ = now;
     if (tokens_ < 1) return false;

@@ -82,7 +82,8 @@ void RestMapper::add_resources(const model::Json& discovery) {
         info.gvk = {group_name, version_name, kind};
         info.resource = resource.value("resource", "");
         info.namespaced = resource.value("scope", "") == "Namespaced";
-        for (const auto& verb : resource.value("verbs", nlohmann::json::array())) info.verbs.push_back(verb);
+        for (const auto& verb : resource.value("verbs", nlohmann::json::array()))
+          info.verbs.push_back(verb);
         for (const auto& sub : resource.value("subresources", nlohmann::json::array()))
           info.subresources.push_back(sub.value("subresource", ""));
         if (!kind.empty()) resources_[info.gvk] = std::move(info);

@@ -15,7 +15,8 @@ bool should_retry(const HttpRequest& request, long status) {
 }
 
 std::optional<std::chrono::seconds> parse_retry_after(std::string_view value) {
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+    value.remove_prefix(1);
   while (!value.empty() &&
          (value.back() == ' ' || value.back() == '\t' || value.back() == '\r' || value.back() == '\n'))
     value.remove_suffix(1);

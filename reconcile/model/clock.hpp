@@ -21,7 +21,9 @@ class Clock {
 
 class SystemClock final : public Clock {
  public:
-  std::chrono::steady_clock::time_point steady_now() const override { return std::chrono::steady_clock::now(); }
+  std::chrono::steady_clock::time_point steady_now() const override {
+    return std::chrono::steady_clock::now();
+  }
   std::chrono::system_clock::time_point wall_now() const override { return std::chrono::system_clock::now(); }
   void sleep_for(std::chrono::milliseconds duration) const override { std::this_thread::sleep_for(duration); }
 };

@@ -12,7 +12,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b, LetterCase
   };
   // One row of the dynamic-programming table at a time.
   std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     std::size_t diagonal = row[0];
     row[0] = i;

@@ -9,6 +9,7 @@ namespace opctl::model {
 
 enum class LetterCase { sensitive, ignored };
 
-std::size_t edit_distance(const std::string& a, const std::string& b, LetterCase letter_case = LetterCase::sensitive);
+std::size_t edit_distance(const std::string& a, const std::string& b,
+                          LetterCase letter_case = LetterCase::sensitive);
 
 }  // namespace opctl::model

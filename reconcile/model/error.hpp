@@ -18,7 +18,8 @@ enum class ErrorCategory {
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCategory category, const std::string& message) : std::runtime_error(message), category_(category) {}
+  Error(ErrorCategory category, const std::string& message)
+      : std::runtime_error(message), category_(category) {}
   ErrorCategory category() const { return category_; }
 
  private:

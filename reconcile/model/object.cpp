@@ -8,7 +8,9 @@ GroupVersionKind GroupVersionKind::from(const std::string& api_version, const st
   return {api_version.substr(0, slash), api_version.substr(slash + 1), kind};
 }
 
-std::string GroupVersionKind::api_version() const { return group.empty() ? version : group + "/" + version; }
+std::string GroupVersionKind::api_version() const {
+  return group.empty() ? version : group + "/" + version;
+}
 
 std::string ObjectKey::to_string() const {
   std::string text = group.empty() ? kind : group + "/" + kind;
@@ -26,18 +28,30 @@ std::string Object::string_at(const Json::json_pointer& pointer) const {
   return value.is_string() ? value.get<std::string>() : "";
 }
 
-std::string Object::api_version() const { return string_at(Json::json_pointer("/apiVersion")); }
-std::string Object::kind() const { return string_at(Json::json_pointer("/kind")); }
-std::string Object::name() const { return string_at(Json::json_pointer("/metadata/name")); }
-std::string Object::namespace_name() const { return string_at(Json::json_pointer("/metadata/namespace")); }
-GroupVersionKind Object::gvk() const { return GroupVersionKind::from(api_version(), kind()); }
+std::string Object::api_version() const {
+  return string_at(Json::json_pointer("/apiVersion"));
+}
+std::string Object::kind() const {
+  return string_at(Json::json_pointer("/kind"));
+}
+std::string Object::name() const {
+  return string_at(Json::json_pointer("/metadata/name"));
+}
+std::string Object::namespace_name() const {
+  return string_at(Json::json_pointer("/metadata/namespace"));
+}
+GroupVersionKind Object::gvk() const {
+  return GroupVersionKind::from(api_version(), kind());
+}
 
 ObjectKey Object::key() const {
   auto type = gvk();
   return {type.group, type.kind, namespace_name(), name()};
 }
 
-void Object::set_namespace(const std::string& namespace_name) { body_["metadata"]["namespace"] = namespace_name; }
+void Object::set_namespace(const std::string& namespace_name) {
+  body_["metadata"]["namespace"] = namespace_name;
+}
 
 std::string Object::label(const std::string& key) const {
   return string_at(Json::json_pointer("/metadata/labels") / key);

@@ -47,8 +47,10 @@ class Converter {
 
   Json convert(const YAML::Node& node, const std::string& pointer, std::size_t depth) {
     if (++nodes_ > limits_.max_nodes)
-      fail(node, fmt_message("document expands to more than ", limits_.max_nodes, " nodes (YAML alias bomb?)"));
-    if (depth > limits_.max_depth) fail(node, fmt_message("nesting deeper than ", limits_.max_depth, " levels"));
+      fail(node,
+           fmt_message("document expands to more than ", limits_.max_nodes, " nodes (YAML alias bomb?)"));
+    if (depth > limits_.max_depth)
+      fail(node, fmt_message("nesting deeper than ", limits_.max_depth, " levels"));
     if (!pointer.empty() && !lines_.contains(pointer)) lines_[pointer] = node.Mark().line + 1;
     switch (node.Type()) {
       case YAML::NodeType::Null:
@@ -59,14 +61,16 @@ class Converter {
       case YAML::NodeType::Sequence: {
         Json array = Json::array();
         std::size_t index = 0;
-        for (const auto& item : node) array.push_back(convert(item, pointer + "/" + std::to_string(index++), depth + 1));
+        for (const auto& item : node)
+          array.push_back(convert(item, pointer + "/" + std::to_string(index++), depth + 1));
         return array;
       }
       case YAML::NodeType::Map: {
         Json object = Json::object();
         for (const auto& entry : node) {
           // A plain `null` or `~` key is a Null node whose text is still the key.
-          if (!entry.first.IsScalar() && !entry.first.IsNull()) fail(entry.first, "mapping keys must be strings");
+          if (!entry.first.IsScalar() && !entry.first.IsNull())
+            fail(entry.first, "mapping keys must be strings");
           const std::string key = entry.first.Scalar();
           if (object.contains(key)) fail(entry.first, "duplicate key \"" + key + "\"");
           std::string child = pointer + "/" + escape_pointer_token(key);
@@ -84,8 +88,8 @@ class Converter {
     const std::string& tag = node.Tag();
     const std::string& text = node.Scalar();
     if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;
-    if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" ||
-        tag == "tag:yaml.org,2002:null")
+    if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
+        tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
       return resolve_plain_scalar(text);
     if (tag == "?" || tag.empty()) return resolve_plain_scalar(text);
     return text;  // unknown tags (e.g. !!binary) keep their text, as kubectl does
@@ -132,7 +136,8 @@ void emit(YAML::Emitter& out, const Json& value) {
       break;
     case Json::value_t::array:
       out << YAML::BeginSeq;
-      for (const auto& child : value) emit(out, child);
+      for (const auto& child : value)
+        emit(out, child);
       out << YAML::EndSeq;
       break;
     case Json::value_t::string: {

@@ -13,7 +13,7 @@ namespace opctl::model {
 
 struct YamlDocument {
   Json value;
-  int line = 0;                         // 1-based line where the document starts
+  int line = 0;                            // 1-based line where the document starts
   std::map<std::string, int> field_lines;  // JSON pointer -> 1-based line
 };
 

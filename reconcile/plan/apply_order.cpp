@@ -46,10 +46,9 @@ long wave_of(const model::Object& object) {
   long wave = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), wave);
   if (error != std::errc() || end != text.data() + text.size())
-    throw InvalidInputError({Problem{object.location().file,
-                                     object.line_of("/metadata/annotations/opctl.io~1wave"),
-                                     "metadata.annotations.opctl.io/wave",
-                                     "must be an integer, not \"" + text + "\""}});
+    throw InvalidInputError(
+        {Problem{object.location().file, object.line_of("/metadata/annotations/opctl.io~1wave"),
+                 "metadata.annotations.opctl.io/wave", "must be an integer, not \"" + text + "\""}});
   return wave;
 }
 
@@ -62,7 +61,9 @@ long wave_of_live(const model::Json& live) {
   return error == std::errc() && end == text.data() + text.size() ? wave : 0;
 }
 
-bool is_custom_kind(const model::GroupVersionKind& gvk) { return !builtin_groups().contains(gvk.group); }
+bool is_custom_kind(const model::GroupVersionKind& gvk) {
+  return !builtin_groups().contains(gvk.group);
+}
 
 int kind_rank(const model::GroupVersionKind& gvk) {
   static const std::map<std::string, int> ranks = {

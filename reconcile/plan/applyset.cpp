@@ -15,7 +15,8 @@ std::string base64_url_unpadded(const std::array<std::uint8_t, 32>& bytes) {
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
     unsigned value = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    for (int shift = 18; shift >= 0; shift -= 6) out += k_alphabet[(value >> shift) & 0x3F];
+    for (int shift = 18; shift >= 0; shift -= 6)
+      out += k_alphabet[(value >> shift) & 0x3F];
   }
   unsigned value = bytes[i] << 16 | (i + 1 < bytes.size() ? bytes[i + 1] << 8 : 0);
   out += k_alphabet[(value >> 18) & 0x3F];
@@ -73,7 +74,8 @@ ApplySetInventory ApplySetInventory::merged_with(const ApplySetInventory& other)
 model::Object applyset_parent_object(const ApplySetParent& parent, const ApplySetInventory& inventory,
                                      const std::string& tooling) {
   std::vector<std::string> kinds, namespaces(inventory.namespaces.begin(), inventory.namespaces.end());
-  for (const auto& kind : inventory.group_kinds) kinds.push_back(kind.to_string());
+  for (const auto& kind : inventory.group_kinds)
+    kinds.push_back(kind.to_string());
   model::Json body = {
       {"apiVersion", "v1"},
       {"kind", "Secret"},
@@ -91,7 +93,8 @@ model::Object applyset_parent_object(const ApplySetParent& parent, const ApplySe
 
 void label_members(std::vector<model::Object>& objects, const ApplySetParent& parent) {
   std::string id = parent.id();
-  for (auto& object : objects) object.set_label(k_applyset_part_of_label, id);
+  for (auto& object : objects)
+    object.set_label(k_applyset_part_of_label, id);
 }
 
 }  // namespace opctl::plan

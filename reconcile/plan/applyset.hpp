@@ -15,11 +15,13 @@ namespace opctl::plan {
 inline constexpr const char* k_applyset_id_label = "applyset.kubernetes.io/id";
 inline constexpr const char* k_applyset_part_of_label = "applyset.kubernetes.io/part-of";
 inline constexpr const char* k_applyset_tooling_annotation = "applyset.kubernetes.io/tooling";
-inline constexpr const char* k_applyset_group_kinds_annotation = "applyset.kubernetes.io/contains-group-kinds";
-inline constexpr const char* k_applyset_namespaces_annotation = "applyset.kubernetes.io/additional-namespaces";
+inline constexpr const char* k_applyset_group_kinds_annotation =
+    "applyset.kubernetes.io/contains-group-kinds";
+inline constexpr const char* k_applyset_namespaces_annotation =
+    "applyset.kubernetes.io/additional-namespaces";
 
 struct ApplySetParent {
-  std::string name;       // the Secret's name
+  std::string name;  // the Secret's name
   std::string namespace_name;
 
   // applyset-<base64url(sha256(name.namespace.Secret.))>-v1, as kubectl computes it.

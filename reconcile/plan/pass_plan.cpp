@@ -72,7 +72,8 @@ void plan_applies(PassPlan& plan, const LiveObjects& live, const PlanOptions& op
 
 void plan_prunes(PassPlan& plan, const std::vector<Json>& members) {
   std::set<model::ObjectKey> desired;
-  for (const auto& object : plan.objects) desired.insert(object.key());
+  for (const auto& object : plan.objects)
+    desired.insert(object.key());
   int batch_rank = -1;
   for (auto& step : prune_steps(members, desired)) {
     if (step.action == StepAction::prune) {
@@ -107,15 +108,16 @@ std::size_t PassPlan::count(StepAction action) const {
       std::count_if(steps.begin(), steps.end(), [&](const PlanStep& step) { return step.action == action; }));
 }
 
-std::vector<PlanStep> prune_steps(const std::vector<Json>& members, const std::set<model::ObjectKey>& desired) {
+std::vector<PlanStep> prune_steps(const std::vector<Json>& members,
+                                  const std::set<model::ObjectKey>& desired) {
   std::vector<PlanStep> steps;
   for (auto& candidate : prune_candidates(members, desired)) {
     std::string api_version = candidate.live.value("apiVersion", "");
     int rank = kind_rank(model::GroupVersionKind::from(api_version, candidate.key.kind));
     StepAction action = candidate.kept ? StepAction::keep : StepAction::prune;
     std::string reason = candidate.kept ? candidate.reason : reason_of(action);
-    steps.push_back({action, candidate.key, api_version, wave_of_live(candidate.live), rank, std::move(reason), 0,
-                     std::move(candidate.live)});
+    steps.push_back({action, candidate.key, api_version, wave_of_live(candidate.live), rank,
+                     std::move(reason), 0, std::move(candidate.live)});
   }
   return steps;
 }

@@ -91,6 +91,7 @@ PassPlan make_pass_plan(std::vector<model::Object> desired, const LiveObjects& l
 
 // The prune and keep steps alone, in deletion order: members of the set whose
 // keys are not desired (what `opctl diff --prune` previews).
-std::vector<PlanStep> prune_steps(const std::vector<model::Json>& members, const std::set<model::ObjectKey>& desired);
+std::vector<PlanStep> prune_steps(const std::vector<model::Json>& members,
+                                  const std::set<model::ObjectKey>& desired);
 
 }  // namespace opctl::plan

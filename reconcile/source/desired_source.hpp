@@ -12,12 +12,12 @@
 namespace opctl::source {
 
 struct GitCredentials {
-  std::string token;                 // from OPCTL_GIT_TOKEN; never logged
-  std::string token_file;            // --git-token-file
-  std::string basic_auth_file;       // --git-basic-auth-file: "username:password" on one line
-  std::string ssh_key_file;          // --git-ssh-key-file
-  std::string ssh_passphrase_file;   // --git-ssh-passphrase-file
-  std::string known_hosts_file;      // --git-known-hosts-file (default ~/.ssh/known_hosts)
+  std::string token;                      // from OPCTL_GIT_TOKEN; never logged
+  std::string token_file;                 // --git-token-file
+  std::string basic_auth_file;            // --git-basic-auth-file: "username:password" on one line
+  std::string ssh_key_file;               // --git-ssh-key-file
+  std::string ssh_passphrase_file;        // --git-ssh-passphrase-file
+  std::string known_hosts_file;           // --git-known-hosts-file (default ~/.ssh/known_hosts)
   bool insecure_ignore_host_key = false;  // --git-insecure-ignore-host-key
 };
 
@@ -61,11 +61,11 @@ struct CommitSigner {
 
 // What a run was made from, for the report and the opctl.io/source annotation.
 struct SourceRevision {
-  std::string repo;     // as given (credentials stripped); for a directory in a work tree, origin's URL
-  std::string ref;      // as asked for (the default branch's name when none was); the branch of a work tree
-  std::string commit;   // full SHA ("-dirty" appended for a work tree with changes); empty outside git
+  std::string repo;    // as given (credentials stripped); for a directory in a work tree, origin's URL
+  std::string ref;     // as asked for (the default branch's name when none was); the branch of a work tree
+  std::string commit;  // full SHA ("-dirty" appended for a work tree with changes); empty outside git
   std::string author;
-  std::string time;     // RFC 3339
+  std::string time;  // RFC 3339
   std::string subject;
   std::string path;
   CommitSigner signer;

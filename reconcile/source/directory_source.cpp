@@ -43,12 +43,15 @@ class DirectoryTree : public FileTree {
     return entries;
   }
 
-  std::string read(const std::string& path) const override { return read_whole_file(disk(path), display(path)); }
+  std::string read(const std::string& path) const override {
+    return read_whole_file(disk(path), display(path));
+  }
 
   fs::path on_disk(const std::string& directory) override { return disk(directory); }
 
   std::string display(const std::string& path) const override {
-    std::string below = path.size() > start_.size() ? path.substr(start_.empty() ? 0 : start_.size() + 1) : "";
+    std::string below =
+        path.size() > start_.size() ? path.substr(start_.empty() ? 0 : start_.size() + 1) : "";
     return below.empty() ? user_root_.string() : (user_root_ / below).string();
   }
 
@@ -67,8 +70,10 @@ std::vector<ManifestFile> read_directory(
     const std::function<HelmSettings(const std::vector<ManifestFile>&)>& helm_settings_of) {
   std::error_code error;
   if (!fs::exists(root, error)) throw InvalidInputError({Problem{root.string(), 0, "", "no such directory"}});
-  if (fs::is_regular_file(root, error)) return {ManifestFile{root.string(), read_whole_file(root, root.string())}};
-  if (!fs::is_directory(root, error)) throw InvalidInputError({Problem{root.string(), 0, "", "not a directory"}});
+  if (fs::is_regular_file(root, error))
+    return {ManifestFile{root.string(), read_whole_file(root, root.string())}};
+  if (!fs::is_directory(root, error))
+    throw InvalidInputError({Problem{root.string(), 0, "", "not a directory"}});
 
   // Inside a work tree, the tree is rooted there so its top-level .opctlignore applies too,
   // exactly as when the same commit is read through --repo.

@@ -34,7 +34,8 @@ RepositoryPtr create_cache(const fs::path& entry, const std::string& fetch_url) 
     cache_failure(entry, "cannot create: " + last_git_failure(code).message);
   RepositoryPtr repository(raw);
   git_remote* remote = nullptr;
-  int code = git_remote_create_with_fetchspec(&remote, repository.get(), "origin", fetch_url.c_str(), k_branch_refspec);
+  int code = git_remote_create_with_fetchspec(&remote, repository.get(), "origin", fetch_url.c_str(),
+                                              k_branch_refspec);
   RemotePtr owned(remote);
   if (code >= 0) code = git_remote_add_fetch(repository.get(), "origin", k_tag_refspec);
   if (code < 0) cache_failure(entry, "cannot configure remote: " + last_git_failure(code).message);
@@ -75,13 +76,15 @@ fs::path cache_root(const std::string& cache_dir, const CacheEnvironment& enviro
 
 std::string cache_entry_name(std::string_view fetch_url) {
   std::string_view trimmed = fetch_url;
-  while (!trimmed.empty() && trimmed.back() == '/') trimmed.remove_suffix(1);
+  while (!trimmed.empty() && trimmed.back() == '/')
+    trimmed.remove_suffix(1);
   auto start = trimmed.find_last_of("/:");
   std::string_view base = start == std::string_view::npos ? trimmed : trimmed.substr(start + 1);
   if (base.ends_with(".git")) base.remove_suffix(4);
   std::string readable;
   for (char c : base.substr(0, 40))
-    readable.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c : '_');
+    readable.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' ? c
+                                                                                                       : '_');
   if (readable.empty() || readable.starts_with('.')) readable = "repo" + readable;
   return readable + "-" + to_hex(sha256(fetch_url)).substr(0, 32);
 }

@@ -44,7 +44,8 @@ using WarningSink = std::function<void(const std::string&)>;
 // Opens the bare repository at `entry`, creating it (with remote "origin" set to
 // `fetch_url` and refspecs for branches and tags) when missing, and recreating
 // it with a warning when it is unusable or was made for another URL.
-RepositoryPtr open_cache(const std::filesystem::path& entry, const std::string& fetch_url, const WarningSink& warn);
+RepositoryPtr open_cache(const std::filesystem::path& entry, const std::string& fetch_url,
+                         const WarningSink& warn);
 
 // Cheap consistency check after a failed fetch: every reference resolves to a
 // commit whose tree can be read.

@@ -48,7 +48,12 @@ void add_candidate(GitAuth& auth, CredentialCandidate candidate) {
 }
 
 CredentialCandidate userpass(std::string username, std::string secret, std::string description) {
-  return {CredentialCandidate::Kind::userpass, std::move(username), std::move(secret), "", "", std::move(description)};
+  return {CredentialCandidate::Kind::userpass,
+          std::move(username),
+          std::move(secret),
+          "",
+          "",
+          std::move(description)};
 }
 
 void plan_http(GitAuth& auth, const GitUrl& url, const GitCredentials& credentials,
@@ -58,7 +63,8 @@ void plan_http(GitAuth& auth, const GitUrl& url, const GitCredentials& credentia
     std::string line = read_secret("--git-basic-auth-file", credentials.basic_auth_file);
     auto colon = line.find(':');
     if (colon == std::string::npos || colon == 0)
-      bad_file("--git-basic-auth-file", credentials.basic_auth_file, "expected one line \"username:password\"");
+      bad_file("--git-basic-auth-file", credentials.basic_auth_file,
+               "expected one line \"username:password\"");
     add_candidate(auth, userpass(line.substr(0, colon), line.substr(colon + 1),
                                  "username:password from --git-basic-auth-file"));
   } else if (!credentials.token_file.empty()) {
@@ -72,7 +78,8 @@ void plan_http(GitAuth& auth, const GitUrl& url, const GitCredentials& credentia
     std::ostringstream text;
     text << netrc.rdbuf();
     if (auto entry = find_netrc_entry(text.str(), url.host); entry && !entry->password.empty())
-      add_candidate(auth, userpass(entry->login, entry->password, environment.netrc_file + " entry for " + url.host));
+      add_candidate(
+          auth, userpass(entry->login, entry->password, environment.netrc_file + " entry for " + url.host));
   }
 }
 
@@ -106,8 +113,8 @@ void plan_ssh(GitAuth& auth, const GitUrl& url, const GitCredentials& credential
     passphrase = read_secret("--git-ssh-passphrase-file", credentials.ssh_passphrase_file);
   auto key_candidate = [&](const std::string& file, std::string description) {
     std::string public_key = fs::exists(file + ".pub") ? file + ".pub" : "";
-    return CredentialCandidate{CredentialCandidate::Kind::ssh_key, user, passphrase, file, public_key,
-                               std::move(description)};
+    return CredentialCandidate{
+        CredentialCandidate::Kind::ssh_key, user, passphrase, file, public_key, std::move(description)};
   };
   if (!credentials.ssh_key_file.empty()) {
     read_file("--git-ssh-key-file", credentials.ssh_key_file);
@@ -126,9 +133,11 @@ void plan_ssh(GitAuth& auth, const GitUrl& url, const GitCredentials& credential
 
 unsigned int credential_type(const CredentialCandidate& candidate) {
   switch (candidate.kind) {
-    case CredentialCandidate::Kind::userpass: return GIT_CREDENTIAL_USERPASS_PLAINTEXT;
+    case CredentialCandidate::Kind::userpass:
+      return GIT_CREDENTIAL_USERPASS_PLAINTEXT;
     case CredentialCandidate::Kind::ssh_key:
-    case CredentialCandidate::Kind::ssh_agent: return GIT_CREDENTIAL_SSH_KEY;
+    case CredentialCandidate::Kind::ssh_agent:
+      return GIT_CREDENTIAL_SSH_KEY;
   }
   return 0;
 }
@@ -141,23 +150,25 @@ int make_credential(git_credential** out, const CredentialCandidate& candidate) 
     case CredentialCandidate::Kind::ssh_agent:
       return git_credential_ssh_key_from_agent(out, candidate.username.c_str());
     case CredentialCandidate::Kind::ssh_key:
-      return git_credential_ssh_key_new(out, candidate.username.c_str(),
-                                        candidate.public_key_file.empty() ? nullptr : candidate.public_key_file.c_str(),
-                                        candidate.key_file.c_str(), secret);
+      return git_credential_ssh_key_new(
+          out, candidate.username.c_str(),
+          candidate.public_key_file.empty() ? nullptr : candidate.public_key_file.c_str(),
+          candidate.key_file.c_str(), secret);
   }
   return GIT_EUSER;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string text;
-  for (const auto& part : parts) text += (text.empty() ? "" : separator) + part;
+  for (const auto& part : parts)
+    text += (text.empty() ? "" : separator) + part;
   return text;
 }
 
 std::string no_credentials_hint(const GitUrl& url) {
-  if (url.transport == GitTransport::ssh)
-    return "give --git-ssh-key-file, or load a key into ssh-agent";
-  return "give --git-token-file, --git-basic-auth-file or OPCTL_GIT_TOKEN, or add a ~/.netrc entry for " + url.host;
+  if (url.transport == GitTransport::ssh) return "give --git-ssh-key-file, or load a key into ssh-agent";
+  return "give --git-token-file, --git-basic-auth-file or OPCTL_GIT_TOKEN, or add a ~/.netrc entry for " +
+         url.host;
 }
 
 int stop(AuthSession& session, std::string failure, int code) {
@@ -202,9 +213,10 @@ int certificate_check_callback(git_cert* cert, int /*valid*/, const char* /*host
   try {
     const auto* hostkey = reinterpret_cast<const git_cert_hostkey*>(cert);
     if ((hostkey->type & GIT_CERT_SSH_RAW) == 0)
-      return stop(session, "host key verification failed: libgit2 did not provide the raw host key", GIT_ECERTIFICATE);
-    std::string problem = host_key_problem(*session.url, *session.auth, std::string(hostkey->hostkey,
-                                                                                    hostkey->hostkey_len));
+      return stop(session, "host key verification failed: libgit2 did not provide the raw host key",
+                  GIT_ECERTIFICATE);
+    std::string problem =
+        host_key_problem(*session.url, *session.auth, std::string(hostkey->hostkey, hostkey->hostkey_len));
     if (problem.empty()) return 0;
     session.host_key_rejected = true;
     return stop(session, problem, GIT_ECERTIFICATE);
@@ -240,19 +252,23 @@ std::string host_key_problem(const GitUrl& url, const GitAuth& auth, const std::
   auto check = check_host_key(auth.known_hosts, url.host, ssh_port(url), type, key);
   std::string prefix = "host key verification failed: ";
   switch (check.verdict) {
-    case HostKeyVerdict::trusted: return {};
-    case HostKeyVerdict::revoked: return prefix + name + " presented " + presented + ", which is @revoked in " + files;
+    case HostKeyVerdict::trusted:
+      return {};
+    case HostKeyVerdict::revoked:
+      return prefix + name + " presented " + presented + ", which is @revoked in " + files;
     case HostKeyVerdict::mismatch:
-      return prefix + name + " presented " + presented + ", which does not match its " + type + " key in " + files +
-             " (the host key changed, or someone is intercepting the connection)";
+      return prefix + name + " presented " + presented + ", which does not match its " + type + " key in " +
+             files + " (the host key changed, or someone is intercepting the connection)";
     case HostKeyVerdict::other_type:
       return prefix + name + " presented " + presented + " but " + files + " lists only " +
              join(check.listed_types, ", ") + " keys for it";
-    case HostKeyVerdict::unknown: break;
+    case HostKeyVerdict::unknown:
+      break;
   }
   std::string port = ssh_port(url) == 22 ? "" : "-p " + std::to_string(ssh_port(url)) + " ";
-  return prefix + name + " is not in " + files + " (it presented " + presented + "); add it with \"ssh-keyscan " +
-         port + url.host + " >> " + auth.known_hosts_files.front() + "\" or pass --git-insecure-ignore-host-key";
+  return prefix + name + " is not in " + files + " (it presented " + presented +
+         "); add it with \"ssh-keyscan " + port + url.host + " >> " + auth.known_hosts_files.front() +
+         "\" or pass --git-insecure-ignore-host-key";
 }
 
 git_remote_callbacks auth_callbacks(AuthSession& session) {

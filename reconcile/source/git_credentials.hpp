@@ -31,17 +31,17 @@ struct CredentialCandidate {
   enum class Kind { userpass, ssh_key, ssh_agent };
   Kind kind = Kind::userpass;
   std::string username;
-  std::string secret;            // password, token or key passphrase: never shown
-  std::string key_file;          // Kind::ssh_key
-  std::string public_key_file;   // beside the key when present
-  std::string description;       // for messages: "token from --git-token-file"
+  std::string secret;           // password, token or key passphrase: never shown
+  std::string key_file;         // Kind::ssh_key
+  std::string public_key_file;  // beside the key when present
+  std::string description;      // for messages: "token from --git-token-file"
 };
 
 struct GitAuth {
   std::vector<CredentialCandidate> candidates;  // offered in this order, each once
   std::vector<std::string> secrets;             // redacted from every message
   bool verify_host_key = true;
-  std::vector<std::string> known_hosts_files;   // the files the entries came from
+  std::vector<std::string> known_hosts_files;  // the files the entries came from
   std::vector<KnownHost> known_hosts;
 };
 

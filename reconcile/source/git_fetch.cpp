@@ -66,8 +66,8 @@ FetchResult fetch_origin(git_repository& repository, const GitUrl& url, const Gi
   git_fetch_options options = GIT_FETCH_OPTIONS_INIT;
   options.callbacks = callbacks;
   options.proxy_opts = proxy;
-  options.prune = GIT_FETCH_PRUNE;                          // deleted branches and tags do not linger
-  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;    // the tag refspec fetches every tag already
+  options.prune = GIT_FETCH_PRUNE;                        // deleted branches and tags do not linger
+  options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;  // the tag refspec fetches every tag already
   if (int code = git_remote_fetch(remote.get(), nullptr, &options, "opctl: fetch"); code < 0)
     fetch_failed(repository, code, session, context);
   const git_indexer_progress* stats = git_remote_stats(remote.get());

@@ -24,7 +24,8 @@ struct EnvironmentTrust {
     const char* file = std::getenv("SSL_CERT_FILE");
     const char* dir = std::getenv("SSL_CERT_DIR");
     if ((file && *file) || (dir && *dir))
-      git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file && *file ? file : nullptr, dir && *dir ? dir : nullptr);
+      git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file && *file ? file : nullptr,
+                       dir && *dir ? dir : nullptr);
   }
 };
 

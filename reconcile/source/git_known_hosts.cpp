@@ -13,7 +13,8 @@ namespace {
 std::vector<std::string> split_words(std::string_view line) {
   std::istringstream stream{std::string(line)};
   std::vector<std::string> words;
-  for (std::string word; stream >> word;) words.push_back(word);
+  for (std::string word; stream >> word;)
+    words.push_back(word);
   return words;
 }
 
@@ -65,9 +66,12 @@ std::optional<KnownHost> parse_known_hosts_line(std::string_view line) {
   if (words.empty() || words[0].starts_with('#')) return std::nullopt;
   KnownHost entry;
   std::size_t first = 0;
-  if (words[0] == "@cert-authority") entry.marker = KnownHost::Marker::cert_authority, first = 1;
-  else if (words[0] == "@revoked") entry.marker = KnownHost::Marker::revoked, first = 1;
-  else if (words[0].starts_with('@')) return std::nullopt;
+  if (words[0] == "@cert-authority")
+    entry.marker = KnownHost::Marker::cert_authority, first = 1;
+  else if (words[0] == "@revoked")
+    entry.marker = KnownHost::Marker::revoked, first = 1;
+  else if (words[0].starts_with('@'))
+    return std::nullopt;
   if (words.size() < first + 3) return std::nullopt;
   auto key = base64_decode(words[first + 2]);
   if (!key || key_blob_type(*key) != words[first + 1]) return std::nullopt;
@@ -95,7 +99,8 @@ bool host_matches(const KnownHost& entry, std::string_view host, int port) {
   bool matched = false;
   for (const auto& pattern : entry.patterns) {
     bool negated = pattern.starts_with('!');
-    if (!pattern_matches(negated ? std::string_view(pattern).substr(1) : std::string_view(pattern), name)) continue;
+    if (!pattern_matches(negated ? std::string_view(pattern).substr(1) : std::string_view(pattern), name))
+      continue;
     if (negated) return false;  // a matching negation rejects the whole line, as in OpenSSH
     matched = true;
   }
@@ -112,28 +117,34 @@ HostKeyCheck check_host_key(const std::vector<KnownHost>& entries, std::string_v
       if (entry.key == key) return {HostKeyVerdict::revoked, {}};
       continue;
     }
-    if (std::find(check.listed_types.begin(), check.listed_types.end(), entry.key_type) == check.listed_types.end())
+    if (std::find(check.listed_types.begin(), check.listed_types.end(), entry.key_type) ==
+        check.listed_types.end())
       check.listed_types.push_back(entry.key_type);
     if (entry.key_type == key_type) same_type_listed = true;
     if (entry.key == key) trusted = true;
   }
-  if (trusted) check.verdict = HostKeyVerdict::trusted;
-  else if (same_type_listed) check.verdict = HostKeyVerdict::mismatch;
-  else if (!check.listed_types.empty()) check.verdict = HostKeyVerdict::other_type;
+  if (trusted)
+    check.verdict = HostKeyVerdict::trusted;
+  else if (same_type_listed)
+    check.verdict = HostKeyVerdict::mismatch;
+  else if (!check.listed_types.empty())
+    check.verdict = HostKeyVerdict::other_type;
   return check;
 }
 
 std::string key_blob_type(std::string_view key) {
   if (key.size() < 4) return {};
   std::size_t length = 0;
-  for (std::size_t i = 0; i < 4; ++i) length = (length << 8) | static_cast<unsigned char>(key[i]);
+  for (std::size_t i = 0; i < 4; ++i)
+    length = (length << 8) | static_cast<unsigned char>(key[i]);
   if (length == 0 || length > key.size() - 4) return {};
   return std::string(key.substr(4, length));
 }
 
 std::string key_fingerprint(std::string_view key) {
   std::string encoded = base64_encode(sha256(key));
-  while (encoded.ends_with('=')) encoded.pop_back();
+  while (encoded.ends_with('='))
+    encoded.pop_back();
   return "SHA256:" + encoded;
 }
 

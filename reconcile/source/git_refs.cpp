@@ -11,7 +11,9 @@ bool is_hex(std::string_view text) {
 }
 }  // namespace
 
-bool is_full_commit_id(std::string_view ref) { return ref.size() == 40 && is_hex(ref); }
+bool is_full_commit_id(std::string_view ref) {
+  return ref.size() == 40 && is_hex(ref);
+}
 
 RefCandidates ref_candidates(std::string_view ref) {
   RefCandidates candidates;

@@ -1,8 +1,8 @@
 #include "source/git_revision.hpp"
 
-#include <ctime>
-
 #include <fmt/format.h>
+
+#include <ctime>
 
 #include "model/error.hpp"
 #include "source/git_refs.hpp"
@@ -35,13 +35,15 @@ CommitPtr commit_by_id(git_repository& repository, const std::string& id, const 
   if (git_oid_fromstrn(&oid, id.c_str(), id.size()) < 0) return nullptr;
   git_commit* raw = nullptr;
   int code = git_commit_lookup_prefix(&raw, &repository, &oid, id.size());
-  if (code == GIT_EAMBIGUOUS) unknown_ref(repo, "has more than one commit starting with \"" + id + "\"; give more digits");
+  if (code == GIT_EAMBIGUOUS)
+    unknown_ref(repo, "has more than one commit starting with \"" + id + "\"; give more digits");
   if (code < 0) return nullptr;
   return CommitPtr(raw);
 }
 
 std::string default_branch_reference(git_repository& repository, const std::string& default_branch) {
-  if (default_branch.starts_with("refs/heads/")) return std::string(k_remote_branches) + branch_short_name(default_branch);
+  if (default_branch.starts_with("refs/heads/"))
+    return std::string(k_remote_branches) + branch_short_name(default_branch);
   git_reference* raw = nullptr;
   if (git_reference_lookup(&raw, &repository, "refs/remotes/origin/HEAD") < 0) return {};
   ReferencePtr head(raw);
@@ -55,7 +57,8 @@ ResolvedRef resolve_ref(git_repository& repository, const std::string& ref, cons
                         const std::string& repo_display) {
   if (ref.empty() || ref == "HEAD") {
     std::string name = default_branch_reference(repository, default_branch);
-    if (name.empty()) unknown_ref(repo_display, "has no default branch (its HEAD names no branch); give --ref");
+    if (name.empty())
+      unknown_ref(repo_display, "has no default branch (its HEAD names no branch); give --ref");
     CommitPtr commit = commit_of_reference(repository, name, repo_display);
     if (!commit) unknown_ref(repo_display, "has no commits on its default branch " + branch_short_name(name));
     return {std::move(commit), branch_short_name(name)};
@@ -64,7 +67,8 @@ ResolvedRef resolve_ref(git_repository& repository, const std::string& ref, cons
   if (candidates.commit_first)
     if (CommitPtr commit = commit_by_id(repository, ref, repo_display)) return {std::move(commit), ref};
   for (const auto& name : candidates.references)
-    if (CommitPtr commit = commit_of_reference(repository, name, repo_display)) return {std::move(commit), ref};
+    if (CommitPtr commit = commit_of_reference(repository, name, repo_display))
+      return {std::move(commit), ref};
   if (candidates.may_be_commit && !candidates.commit_first)
     if (CommitPtr commit = commit_by_id(repository, ref, repo_display)) return {std::move(commit), ref};
   unknown_ref(repo_display, "has no branch, tag or commit \"" + ref + "\"");
@@ -79,20 +83,23 @@ std::string rfc3339(std::int64_t seconds, int offset_minutes) {
     int magnitude = offset_minutes < 0 ? -offset_minutes : offset_minutes;
     zone = fmt::format("{}{:02}:{:02}", offset_minutes < 0 ? '-' : '+', magnitude / 60, magnitude % 60);
   }
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                     parts.tm_hour, parts.tm_min, parts.tm_sec, zone);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}", parts.tm_year + 1900, parts.tm_mon + 1,
+                     parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, zone);
 }
 
 void describe_commit(git_commit& commit, SourceRevision& revision) {
   revision.commit = git_oid_tostr_s(git_commit_id(&commit));
   if (const git_signature* author = git_commit_author(&commit))
-    revision.author = fmt::format("{} <{}>", author->name ? author->name : "", author->email ? author->email : "");
+    revision.author =
+        fmt::format("{} <{}>", author->name ? author->name : "", author->email ? author->email : "");
   // The committer's time: when the change landed on the branch, which is what a deployment follows.
   revision.time = rfc3339(git_commit_time(&commit), git_commit_time_offset(&commit));
   const char* summary = git_commit_summary(&commit);
   revision.subject = summary ? summary : "";
 }
 
-std::string short_commit_id(const std::string& full) { return full.substr(0, 7); }
+std::string short_commit_id(const std::string& full) {
+  return full.substr(0, 7);
+}
 
 }  // namespace opctl::source

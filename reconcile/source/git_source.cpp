@@ -1,9 +1,9 @@
 #include "source/git_source.hpp"
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "model/error.hpp"
 #include "source/commit_signature.hpp"
@@ -36,7 +36,9 @@ struct GitRequest {
   std::function<HelmSettings(const std::vector<ManifestFile>&)> helm_settings_of;
 };
 
-[[noreturn]] void invalid(const std::string& message) { throw InvalidInputError({Problem{"", 0, "", message}}); }
+[[noreturn]] void invalid(const std::string& message) {
+  throw InvalidInputError({Problem{"", 0, "", message}});
+}
 
 bool has_commit(git_repository& repository, const std::string& id) {
   git_oid oid;
@@ -48,18 +50,20 @@ bool has_commit(git_repository& repository, const std::string& id) {
 
 // The kind of --path at the fetched commit: a directory or a file; anything
 // else is input the user must fix.
-GitTree::PathKind usable_path_kind(const GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
+GitTree::PathKind usable_path_kind(const GitTree& tree, const GitRequest& request,
+                                   const SourceRevision& revision) {
   auto kind = tree.kind_of(request.path);
   if (kind == GitTree::PathKind::other)
-    invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule", revision.repo,
-                        revision.ref, short_commit_id(revision.commit), request.path));
+    invalid(fmt::format("repo {} at ref {} (commit {}): path \"{}\" is a symbolic link or submodule",
+                        revision.repo, revision.ref, short_commit_id(revision.commit), request.path));
   if (kind == GitTree::PathKind::missing)
     invalid(fmt::format("repo {} at ref {} (commit {}) has no path \"{}\"", revision.repo, revision.ref,
                         short_commit_id(revision.commit), request.path));
   return kind;
 }
 
-std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request, const SourceRevision& revision) {
+std::vector<ManifestFile> read_manifests(GitTree& tree, const GitRequest& request,
+                                         const SourceRevision& revision) {
   if (usable_path_kind(tree, request, revision) == GitTree::PathKind::file)
     return {ManifestFile{tree.display(request.path), tree.read(request.path)}};
   CollectOptions options{load_ignore_rules(tree, request.path), render_kustomization, request.warn,
@@ -75,7 +79,8 @@ struct FetchedCommit {
   SourceRevision revision;
 
   GitTree tree() const {
-    return GitTree(*repository, *resolved.commit, revision.repo + "@" + short_commit_id(revision.commit) + ":");
+    return GitTree(*repository, *resolved.commit,
+                   revision.repo + "@" + short_commit_id(revision.commit) + ":");
   }
 };
 
@@ -96,7 +101,8 @@ FetchedCommit fetch_commit(const GitRequest& request) {
   out.revision.path = request.path;
   describe_commit(*out.resolved.commit, out.revision);
   if (request.progress)
-    request.progress(fmt::format("{} is commit {} ({})", request.context, out.revision.commit, out.revision.subject));
+    request.progress(
+        fmt::format("{} is commit {} ({})", request.context, out.revision.commit, out.revision.subject));
   // Before any file of the commit is read: an untrusted commit is never looked into.
   check_commit_signature(*out.repository, *out.resolved.commit, request.verification, out.revision);
   return out;
@@ -117,7 +123,9 @@ SourceRevision check_from_cache(const GitRequest& request) {
   return std::move(fetched.revision);
 }
 
-void default_warning(const std::string& message) { std::cerr << "warning: " << message << "\n"; }
+void default_warning(const std::string& message) {
+  std::cerr << "warning: " << message << "\n";
+}
 
 GitRequest make_request(const SourceOptions& options) {
   GitRequest request;
@@ -128,7 +136,8 @@ GitRequest make_request(const SourceOptions& options) {
   request.auth = plan_auth(request.url, options.credentials, AuthEnvironment::from_process());
   request.ref = options.ref;
   request.path = normalize_tree_path(options.path);
-  request.context = request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
+  request.context =
+      request.url.display + " (ref " + (options.ref.empty() ? "default branch" : options.ref) + ")";
   request.verification = options.verification;
   request.cache_entry = cache_root(options.cache_dir, CacheEnvironment::from_process()) /
                         cache_entry_name(request.url.fetch_url);
@@ -148,9 +157,10 @@ auto with_cache(const SourceOptions& options, Use use) {
     try {
       return use(request);
     } catch (const CacheCorrupted& damage) {
-      if (attempt > 1) throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
-      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() + "); removing it and cloning " +
-                   request.url.display + " again");
+      if (attempt > 1)
+        throw ClusterError("cannot read " + request.context + " after a fresh clone: " + damage.what());
+      request.warn("git cache " + request.cache_entry.string() + " is damaged (" + damage.what() +
+                   "); removing it and cloning " + request.url.display + " again");
       std::error_code error;
       fs::remove_all(request.cache_entry, error);
     }
@@ -161,15 +171,21 @@ auto with_cache(const SourceOptions& options, Use use) {
 
 std::string normalize_tree_path(const std::string& path) {
   std::string normal = fs::path(path).lexically_normal().generic_string();
-  while (normal.starts_with('/')) normal.erase(0, 1);
-  while (normal.ends_with('/')) normal.pop_back();
+  while (normal.starts_with('/'))
+    normal.erase(0, 1);
+  while (normal.ends_with('/'))
+    normal.pop_back();
   if (normal == ".") normal.clear();
   if (normal == ".." || normal.starts_with("../")) invalid("--path \"" + path + "\" leaves the repository");
   return normal;
 }
 
-DesiredSource load_git_source(const SourceOptions& options) { return with_cache(options, load_from_cache); }
+DesiredSource load_git_source(const SourceOptions& options) {
+  return with_cache(options, load_from_cache);
+}
 
-SourceRevision fetch_git_source(const SourceOptions& options) { return with_cache(options, check_from_cache); }
+SourceRevision fetch_git_source(const SourceOptions& options) {
+  return with_cache(options, check_from_cache);
+}
 
 }  // namespace opctl::source

@@ -14,12 +14,15 @@ namespace {
 
 FileTree::Kind kind_of_mode(git_filemode_t mode) {
   switch (mode) {
-    case GIT_FILEMODE_TREE: return FileTree::Kind::directory;
+    case GIT_FILEMODE_TREE:
+      return FileTree::Kind::directory;
     case GIT_FILEMODE_BLOB:
-    case GIT_FILEMODE_BLOB_EXECUTABLE: return FileTree::Kind::file;
+    case GIT_FILEMODE_BLOB_EXECUTABLE:
+      return FileTree::Kind::file;
     case GIT_FILEMODE_LINK:
       return FileTree::Kind::symlink;
-    default: return FileTree::Kind::other;  // symbolic links and submodules are not followed
+    default:
+      return FileTree::Kind::other;  // symbolic links and submodules are not followed
   }
 }
 
@@ -28,7 +31,8 @@ FileTree::Kind kind_of_mode(git_filemode_t mode) {
 GitTree::GitTree(git_repository& repository, git_commit& commit, std::string display_prefix)
     : repository_(repository), display_prefix_(std::move(display_prefix)) {
   git_tree* raw = nullptr;
-  check_cache(git_commit_tree(&raw, &commit), "tree of commit " + std::string(git_oid_tostr_s(git_commit_id(&commit))));
+  check_cache(git_commit_tree(&raw, &commit),
+              "tree of commit " + std::string(git_oid_tostr_s(git_commit_id(&commit))));
   root_.reset(raw);
 }
 
@@ -47,10 +51,13 @@ GitTree::PathKind GitTree::kind_of(const std::string& path) const {
   check_cache(code, "tree entry " + path);
   TreeEntryPtr entry(raw);
   switch (kind_of_mode(git_tree_entry_filemode(entry.get()))) {
-    case Kind::directory: return PathKind::directory;
-    case Kind::file: return PathKind::file;
+    case Kind::directory:
+      return PathKind::directory;
+    case Kind::file:
+      return PathKind::file;
     case Kind::symlink:
-    case Kind::other: break;
+    case Kind::other:
+      break;
   }
   return PathKind::other;
 }
@@ -105,7 +112,8 @@ void GitTree::write_tree(git_tree& tree, const fs::path& target) const {
     }
     auto* blob = reinterpret_cast<git_blob*>(object.get());
     std::ofstream out(path, std::ios::binary);
-    out.write(static_cast<const char*>(git_blob_rawcontent(blob)), static_cast<std::streamsize>(git_blob_rawsize(blob)));
+    out.write(static_cast<const char*>(git_blob_rawcontent(blob)),
+              static_cast<std::streamsize>(git_blob_rawsize(blob)));
     if (!out) throw Error(ErrorCategory::internal, "cannot write " + path.string());
   }
 }
@@ -113,13 +121,16 @@ void GitTree::write_tree(git_tree& tree, const fs::path& target) const {
 fs::path GitTree::on_disk(const std::string& directory) {
   if (materialised_.empty()) {
     std::string pattern = (fs::temp_directory_path() / "opctl-git-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw Error(ErrorCategory::internal, "cannot create a temporary directory");
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw Error(ErrorCategory::internal, "cannot create a temporary directory");
     materialised_ = pattern;
     write_tree(*root_, materialised_ / "tree");
   }
   return directory.empty() ? materialised_ / "tree" : materialised_ / "tree" / directory;
 }
 
-std::string GitTree::display(const std::string& path) const { return display_prefix_ + (path.empty() ? "." : path); }
+std::string GitTree::display(const std::string& path) const {
+  return display_prefix_ + (path.empty() ? "." : path);
+}
 
 }  // namespace opctl::source

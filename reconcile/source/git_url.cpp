@@ -12,7 +12,8 @@ namespace opctl::source {
 namespace {
 
 [[noreturn]] void malformed(std::string_view repo, std::string_view why) {
-  throw InvalidInputError({Problem{"", 0, "", "--repo " + redact_credentials(repo) + ": " + std::string(why)}});
+  throw InvalidInputError(
+      {Problem{"", 0, "", "--repo " + redact_credentials(repo) + ": " + std::string(why)}});
 }
 
 std::string percent_decode(std::string_view text) {
@@ -75,12 +76,18 @@ std::string host_and_port(const GitUrl& url) {
 GitUrl parse_scheme_url(std::string_view repo, std::string_view scheme, std::string_view rest) {
   GitUrl url;
   std::string name = lower(scheme);
-  if (name == "https") url.transport = GitTransport::https;
-  else if (name == "http") url.transport = GitTransport::http;
-  else if (name == "ssh" || name == "git+ssh" || name == "ssh+git") url.transport = GitTransport::ssh;
-  else if (name == "git") url.transport = GitTransport::git;
-  else if (name == "file") url.transport = GitTransport::file;
-  else malformed(repo, "unsupported scheme \"" + name + "\" (use https, http, ssh, git or file)");
+  if (name == "https")
+    url.transport = GitTransport::https;
+  else if (name == "http")
+    url.transport = GitTransport::http;
+  else if (name == "ssh" || name == "git+ssh" || name == "ssh+git")
+    url.transport = GitTransport::ssh;
+  else if (name == "git")
+    url.transport = GitTransport::git;
+  else if (name == "file")
+    url.transport = GitTransport::file;
+  else
+    malformed(repo, "unsupported scheme \"" + name + "\" (use https, http, ssh, git or file)");
   if (url.transport == GitTransport::file) {
     url.path = percent_decode(rest);
     url.fetch_url = url.display = "file://" + std::string(rest);
@@ -141,6 +148,8 @@ GitUrl parse_git_url(std::string_view repo, std::string_view cwd) {
   return url;
 }
 
-int ssh_port(const GitUrl& url) { return url.port > 0 ? url.port : 22; }
+int ssh_port(const GitUrl& url) {
+  return url.port > 0 ? url.port : 22;
+}
 
 }  // namespace opctl::source

@@ -76,7 +76,8 @@ std::optional<SourceRevision> work_tree_revision(const fs::path& directory) {
   describe_commit(commit, revision);
   revision.signer.format = signature_format_of(*repository, commit);
   std::error_code error;
-  std::string relative = fs::weakly_canonical(fs::absolute(directory), error).lexically_relative(*root).string();
+  std::string relative =
+      fs::weakly_canonical(fs::absolute(directory), error).lexically_relative(*root).string();
   if (relative == ".") relative.clear();
   if (has_changes_below(*repository, relative)) revision.commit += "-dirty";
   revision.repo = origin_url(*repository);

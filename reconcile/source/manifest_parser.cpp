@@ -20,7 +20,11 @@ std::size_t invalid_utf8_offset(const std::string& text) {
   std::size_t i = 0;
   while (i < text.size()) {
     auto byte = static_cast<unsigned char>(text[i]);
-    std::size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : (byte >> 3) == 0x1E ? 4 : 0;
+    std::size_t length = byte < 0x80           ? 1
+                         : (byte >> 5) == 0x6  ? 2
+                         : (byte >> 4) == 0xE  ? 3
+                         : (byte >> 3) == 0x1E ? 4
+                                               : 0;
     if (length == 0 || i + length > text.size()) return i;
     for (std::size_t k = 1; k < length; ++k)
       if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return i;
@@ -30,7 +34,8 @@ std::size_t invalid_utf8_offset(const std::string& text) {
 }
 
 int line_at_offset(const std::string& text, std::size_t offset) {
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+  return 1 +
+         static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
 // SOPS's own block (recipients, MAC) describes the file, not the object.
@@ -47,11 +52,12 @@ void expand_document(model::YamlDocument&& document, const std::string& file, st
                      std::vector<Problem>& problems) {
   const Json& value = document.value;
   if (!value.is_object()) {
-    problems.push_back({file, document.line, "", "a manifest must be a mapping (an object), not a list or scalar"});
+    problems.push_back(
+        {file, document.line, "", "a manifest must be a mapping (an object), not a list or scalar"});
     return;
   }
-  bool is_list = value.contains("kind") && value["kind"].is_string() && value["kind"].get<std::string>() == "List" &&
-                 value.contains("items");
+  bool is_list = value.contains("kind") && value["kind"].is_string() &&
+                 value["kind"].get<std::string>() == "List" && value.contains("items");
   if (!is_list) {
     objects.emplace_back(std::move(document.value), model::SourceLocation{file, document.line},
                          std::move(document.field_lines));
@@ -83,12 +89,14 @@ void check_string_field(const Object& object, const char* pointer, const char* f
   const auto& file = object.location().file;
   if (!body.contains(path) || body.at(path).is_null()) {
     if (required)
-      problems.push_back({file, object.location().line, field, fmt::format("missing required field \"{}\"", field)});
+      problems.push_back(
+          {file, object.location().line, field, fmt::format("missing required field \"{}\"", field)});
     return;
   }
   const Json& value = body.at(path);
   if (!value.is_string()) {
-    problems.push_back({file, object.line_of(pointer), field, fmt::format("must be a string, not {}", value.type_name())});
+    problems.push_back(
+        {file, object.line_of(pointer), field, fmt::format("must be a string, not {}", value.type_name())});
   } else if (required && value.get<std::string>().empty()) {
     problems.push_back({file, object.line_of(pointer), field, "must not be empty"});
   }
@@ -163,7 +171,8 @@ std::vector<Problem> identity_problems(const Object& object) {
   check_string_field(object, "/kind", "kind", true, problems);
   const Json& body = object.body();
   if (body.contains("metadata") && !body["metadata"].is_object()) {
-    problems.push_back({object.location().file, object.line_of("/metadata"), "metadata", "must be an object"});
+    problems.push_back(
+        {object.location().file, object.line_of("/metadata"), "metadata", "must be an object"});
     return problems;
   }
   check_string_field(object, "/metadata/name", "metadata.name", true, problems);
@@ -175,8 +184,8 @@ std::vector<Problem> identity_problems(const Object& object) {
     const Json& map = body.at(Json::json_pointer(pointer));
     if (map.is_null()) continue;
     if (!map.is_object()) {
-      problems.push_back({object.location().file, object.line_of(pointer), fmt::format("metadata.{}", map_field),
-                          "must be a map of strings"});
+      problems.push_back({object.location().file, object.line_of(pointer),
+                          fmt::format("metadata.{}", map_field), "must be a map of strings"});
       continue;
     }
     for (const auto& [key, value] : map.items())
@@ -237,8 +246,9 @@ std::vector<Object> parse_manifests(const std::vector<ManifestFile>& files, cons
   auto duplicates = duplicate_problems(valid);
   problems.insert(problems.end(), duplicates.begin(), duplicates.end());
   if (!problems.empty()) {
-    std::stable_sort(problems.begin(), problems.end(),
-                     [](const Problem& a, const Problem& b) { return std::tie(a.file, a.line) < std::tie(b.file, b.line); });
+    std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
+      return std::tie(a.file, a.line) < std::tie(b.file, b.line);
+    });
     throw InvalidInputError(std::move(problems));
   }
   return valid;

@@ -18,7 +18,8 @@ struct ParseOptions {
 
 // Parses all files; throws InvalidInputError listing every problem found in
 // any file, so that nothing is applied unless the whole set is valid.
-std::vector<model::Object> parse_manifests(const std::vector<ManifestFile>& files, const ParseOptions& options = {});
+std::vector<model::Object> parse_manifests(const std::vector<ManifestFile>& files,
+                                           const ParseOptions& options = {});
 
 // The identity problems of one object (missing apiVersion, kind, name...).
 std::vector<Problem> identity_problems(const model::Object& object);

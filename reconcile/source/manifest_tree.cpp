@@ -36,7 +36,8 @@ void collect(FileTree& tree, const std::string& directory, const CollectOptions&
   auto entries = tree.list(directory);
   if (has_kustomization(entries)) {
     std::string display = tree.display(directory) + " (kustomize output)";
-    out.push_back({display, options.render_kustomization(tree.on_disk(directory), tree.display(directory)), true});
+    out.push_back(
+        {display, options.render_kustomization(tree.on_disk(directory), tree.display(directory)), true});
     return;
   }
   if (has_chart(entries)) {
@@ -56,7 +57,8 @@ void collect(FileTree& tree, const std::string& directory, const CollectOptions&
       options.on_warning(tree.display(path) +
                          ": a symbolic link, not followed (opctl reads a directory as git reads "
                          "a tree)");
-    if (is_directory) collect(tree, path, options, ignore, out, charts);
+    if (is_directory)
+      collect(tree, path, options, ignore, out, charts);
     else if (entry.kind == FileTree::Kind::file && is_manifest_file_name(entry.name))
       out.push_back({tree.display(path), tree.read(path)});
   }
@@ -90,7 +92,8 @@ IgnoreRules load_ignore_rules(const FileTree& tree, const std::string& root) {
   return rules;
 }
 
-std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root, const CollectOptions& options) {
+std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root,
+                                            const CollectOptions& options) {
   std::vector<ManifestFile> files;
   std::vector<FoundChart> charts;
   IgnoreRules ignore = options.ignore;

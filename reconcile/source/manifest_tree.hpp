@@ -34,7 +34,8 @@ class FileTree {
 };
 
 // Renders the kustomization in `directory`; `display` names it in messages.
-using KustomizeRenderer = std::function<std::string(const std::filesystem::path& directory, const std::string& display)>;
+using KustomizeRenderer =
+    std::function<std::string(const std::filesystem::path& directory, const std::string& display)>;
 
 struct CollectOptions {
   IgnoreRules ignore;  // the rules from above the root (load_ignore_rules); those below are read on the way
@@ -55,7 +56,8 @@ struct CollectOptions {
 // kustomization file (the root or any below it) contributes one file instead, the
 // rendered output; a directory holding a Chart.yaml contributes one file per
 // template helm rendered (see helm_charts.hpp).
-std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root, const CollectOptions& options);
+std::vector<ManifestFile> collect_manifests(FileTree& tree, const std::string& root,
+                                            const CollectOptions& options);
 
 // "a" + "b" -> "a/b"; "" + "b" -> "b".
 std::string join_tree_path(const std::string& directory, const std::string& name);

@@ -20,7 +20,8 @@ std::vector<std::string> split_path(std::string_view path) {
 
 // Trailing blanks are dropped unless escaped with a backslash.
 std::string trim_trailing_blanks(std::string line) {
-  while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.pop_back();
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
+    line.pop_back();
   std::size_t end = line.size();
   while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t')) {
     if (end >= 2 && line[end - 2] == '\\') break;
@@ -31,8 +32,8 @@ std::string trim_trailing_blanks(std::string line) {
 }
 
 // Whole-path match: "**" matches any number of segments (at least one when it ends the pattern).
-bool segments_match(const std::vector<std::string>& pattern, std::size_t p, const std::vector<std::string>& path,
-                    std::size_t s) {
+bool segments_match(const std::vector<std::string>& pattern, std::size_t p,
+                    const std::vector<std::string>& path, std::size_t s) {
   if (p == pattern.size()) return s == path.size();
   if (pattern[p] == "**") {
     bool last = p + 1 == pattern.size();
@@ -41,7 +42,8 @@ bool segments_match(const std::vector<std::string>& pattern, std::size_t p, cons
       if (segments_match(pattern, p + 1, path, skip)) return true;
     return false;
   }
-  return s < path.size() && glob_segment_match(pattern[p], path[s]) && segments_match(pattern, p + 1, path, s + 1);
+  return s < path.size() && glob_segment_match(pattern[p], path[s]) &&
+         segments_match(pattern, p + 1, path, s + 1);
 }
 
 // Matches a bracket expression at the start of `pattern`; returns its length, 0 if malformed.
@@ -75,7 +77,8 @@ bool glob_segment_match(std::string_view pattern, std::string_view name) {
       for (std::size_t skip = 0; skip <= name.size(); ++skip)
         if (glob_segment_match(pattern.substr(1), name.substr(skip))) return true;
       return false;
-    case '?': return !name.empty() && glob_segment_match(pattern.substr(1), name.substr(1));
+    case '?':
+      return !name.empty() && glob_segment_match(pattern.substr(1), name.substr(1));
     case '[': {
       bool matched = false;
       std::size_t length = name.empty() ? 0 : match_bracket(pattern, name[0], matched);
@@ -83,10 +86,12 @@ bool glob_segment_match(std::string_view pattern, std::string_view name) {
       break;  // not a bracket expression: a literal '['
     }
     case '\\':
-      if (pattern.size() > 1) return !name.empty() && name[0] == pattern[1] &&
-                                     glob_segment_match(pattern.substr(2), name.substr(1));
+      if (pattern.size() > 1)
+        return !name.empty() && name[0] == pattern[1] &&
+               glob_segment_match(pattern.substr(2), name.substr(1));
       break;
-    default: break;
+    default:
+      break;
   }
   return !name.empty() && name[0] == pattern[0] && glob_segment_match(pattern.substr(1), name.substr(1));
 }

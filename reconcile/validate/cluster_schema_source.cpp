@@ -30,7 +30,9 @@ model::Json parse_body(const std::string& body, const std::string& what) {
 }
 
 // The part of a URL before "?hash=", for messages.
-std::string without_query(const std::string& url) { return url.substr(0, url.find('?')); }
+std::string without_query(const std::string& url) {
+  return url.substr(0, url.find('?'));
+}
 
 }  // namespace
 
@@ -57,8 +59,8 @@ void ClusterSchemaSource::load_index() {
   if (!status.ok()) throw kube::ApiError(status);
   index_ = parse_body(response.body, std::string("GET ") + k_index_path);
   if (!index_.contains("paths") || !index_["paths"].is_object())
-    throw ClusterError(fmt::format("GET {}: the response has no paths (OpenAPI v3 needs Kubernetes >= 1.27)",
-                                   k_index_path));
+    throw ClusterError(
+        fmt::format("GET {}: the response has no paths (OpenAPI v3 needs Kubernetes >= 1.27)", k_index_path));
 }
 
 SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions) {
@@ -88,7 +90,8 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
     std::string what = "GET " + without_query(requests[i].path);
     auto status = kube::decode_status(responses[i], what);
     if (!status.ok()) throw kube::ApiError(status);
-    set.documents[fetched[i]] = std::make_shared<const OpenApiDocument>(parse_body(responses[i].body, what), what);
+    set.documents[fetched[i]] =
+        std::make_shared<const OpenApiDocument>(parse_body(responses[i].body, what), what);
     store(fetched[i], url_hash(requests[i].path), responses[i].body);
   }
   return set;
@@ -97,7 +100,8 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
 std::shared_ptr<const OpenApiDocument> ClusterSchemaSource::from_cache(const std::string& group_version,
                                                                        const std::string& hash) const {
   if (cache_dir_.empty() || hash.empty()) return nullptr;
-  fs::path path = fs::path(cache_dir_) / (cache_stem(group_version) + "." + hash.substr(0, k_cache_hash_length) + ".json");
+  fs::path path = fs::path(cache_dir_) /
+                  (cache_stem(group_version) + "." + hash.substr(0, k_cache_hash_length) + ".json");
   std::ifstream in(path, std::ios::binary);
   if (!in) return nullptr;
   std::ostringstream text;

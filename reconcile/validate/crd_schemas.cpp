@@ -12,7 +12,8 @@ using model::Json;
 // metadata itself.
 Json with_object_fields(Json schema) {
   if (!schema.is_object()) return schema;
-  if (!schema.contains("properties") || !schema["properties"].is_object()) schema["properties"] = Json::object();
+  if (!schema.contains("properties") || !schema["properties"].is_object())
+    schema["properties"] = Json::object();
   auto& properties = schema["properties"];
   for (const char* field : {"apiVersion", "kind"})
     if (!properties.contains(field)) properties[field] = {{"type", "string"}};
@@ -23,7 +24,8 @@ Json with_object_fields(Json schema) {
 }  // namespace
 
 CrdSchemas::CrdSchemas(const std::vector<model::Object>& objects)
-    : document_(Json{{"components", {{"schemas", Json::object()}}}}, "the CustomResourceDefinitions in the manifests") {
+    : document_(Json{{"components", {{"schemas", Json::object()}}}},
+                "the CustomResourceDefinitions in the manifests") {
   for (const auto& object : objects) {
     if (!plan::is_crd(object.gvk())) continue;
     const Json* spec = field(object.body(), "spec");
@@ -34,7 +36,8 @@ CrdSchemas::CrdSchemas(const std::vector<model::Object>& objects)
       const Json* schema = field(version, "schema");
       const Json* open_api = schema != nullptr ? field(*schema, "openAPIV3Schema") : nullptr;
       if (open_api == nullptr || !open_api->is_object()) continue;
-      model::GroupVersionKind gvk{text_field(*spec, "group"), text_field(version, "name"), text_field(*names, "kind")};
+      model::GroupVersionKind gvk{text_field(*spec, "group"), text_field(version, "name"),
+                                  text_field(*names, "kind")};
       schemas_[gvk] = with_object_fields(*open_api);
     }
   }

@@ -3,7 +3,9 @@
 namespace opctl::validate {
 namespace {
 
-bool same_namespace(const std::string& a, const std::string& b) { return a.empty() || b.empty() || a == b; }
+bool same_namespace(const std::string& a, const std::string& b) {
+  return a.empty() || b.empty() || a == b;
+}
 
 }  // namespace
 

@@ -19,8 +19,9 @@ std::shared_ptr<const OpenApiDocument> read_document(const fs::path& path) {
   if (!in) throw Error(ErrorCategory::invalid_input, fmt::format("{}: cannot read the file", path.string()));
   model::Json document = model::Json::parse(text.str(), nullptr, false);
   if (document.is_discarded())
-    throw Error(ErrorCategory::invalid_input,
-                fmt::format("{}: not valid JSON (save it with kubectl get --raw /openapi/v3/...)", path.string()));
+    throw Error(
+        ErrorCategory::invalid_input,
+        fmt::format("{}: not valid JSON (save it with kubectl get --raw /openapi/v3/...)", path.string()));
   return std::make_shared<const OpenApiDocument>(std::move(document), path.string());
 }
 

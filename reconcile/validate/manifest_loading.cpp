@@ -58,7 +58,8 @@ LoadedManifests load_manifests(const std::vector<source::ManifestFile>& files) {
       loaded.problems.insert(loaded.problems.end(), error.problems().begin(), error.problems().end());
       if (file.content.size() <= source::FileLimits{}.max_file_bytes) objects = salvage(file);
     }
-    for (auto& object : objects) loaded.objects.push_back(std::move(object));
+    for (auto& object : objects)
+      loaded.objects.push_back(std::move(object));
   }
   auto duplicates = cross_file_duplicates(loaded.objects);
   loaded.problems.insert(loaded.problems.end(), duplicates.begin(), duplicates.end());

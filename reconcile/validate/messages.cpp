@@ -21,14 +21,20 @@ std::string describe_value(const model::Json& value) {
       if (text.size() > k_max_shown) text = text.substr(0, k_max_shown) + "...";
       return fmt::format("the string \"{}\"", text);
     }
-    case model::Json::value_t::boolean: return fmt::format("the boolean {}", value.dump());
+    case model::Json::value_t::boolean:
+      return fmt::format("the boolean {}", value.dump());
     case model::Json::value_t::number_integer:
     case model::Json::value_t::number_unsigned:
-    case model::Json::value_t::number_float: return fmt::format("the number {}", value.dump());
-    case model::Json::value_t::array: return "a list";
-    case model::Json::value_t::object: return "an object";
-    case model::Json::value_t::null: return "null";
-    default: return value.type_name();
+    case model::Json::value_t::number_float:
+      return fmt::format("the number {}", value.dump());
+    case model::Json::value_t::array:
+      return "a list";
+    case model::Json::value_t::object:
+      return "an object";
+    case model::Json::value_t::null:
+      return "null";
+    default:
+      return value.type_name();
   }
 }
 

@@ -14,7 +14,8 @@ constexpr const char* k_gvk_extension = "x-kubernetes-group-version-kind";
 
 std::optional<model::GroupVersionKind> gvk_of(const Json& entry) {
   if (!entry.is_object() || !entry.contains("kind") || !entry.contains("version")) return std::nullopt;
-  return model::GroupVersionKind{entry.value("group", ""), entry.value("version", ""), entry.value("kind", "")};
+  return model::GroupVersionKind{entry.value("group", ""), entry.value("version", ""),
+                                 entry.value("kind", "")};
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ OpenApiDocument::OpenApiDocument(Json document, const std::string& origin)
 
 void OpenApiDocument::index_kinds() {
   for (const auto& [name, schema] : document_["components"]["schemas"].items()) {
-    if (!schema.is_object() || !schema.contains(k_gvk_extension) || !schema[k_gvk_extension].is_array()) continue;
+    if (!schema.is_object() || !schema.contains(k_gvk_extension) || !schema[k_gvk_extension].is_array())
+      continue;
     for (const auto& entry : schema[k_gvk_extension])
       if (auto gvk = gvk_of(entry)) kinds_.emplace(*gvk, &schema);
   }
@@ -86,7 +88,8 @@ std::string openapi_path(const std::string& group_version) {
 std::string schema_file_name(const std::string& group_version) {
   std::string name = openapi_path(group_version);
   std::string file;
-  for (char c : name) file += c == '/' ? std::string("__") : std::string(1, c);
+  for (char c : name)
+    file += c == '/' ? std::string("__") : std::string(1, c);
   return file + ".json";
 }
 

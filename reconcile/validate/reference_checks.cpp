@@ -25,8 +25,8 @@ struct Reference {
   GroupKind kind;
   std::string namespace_name;  // empty for cluster-scoped kinds
   std::string name;
-  FieldPath path;          // where the name is written
-  std::string key;         // a key the ConfigMap or Secret must have; empty when none
+  FieldPath path;   // where the name is written
+  std::string key;  // a key the ConfigMap or Secret must have; empty when none
   FieldPath key_path;
 };
 
@@ -74,10 +74,13 @@ class ReferenceCollector {
       add(k_service_account, text_field(spec, "serviceAccount"), at.child("serviceAccount"));
     }
     for (const char* containers : {"initContainers", "containers", "ephemeralContainers"})
-      each_item(spec, at, containers, [&](const Json& item, const FieldPath& path) { container(item, path); });
-    each_item(spec, at, "volumes", [&](const Json& volume, const FieldPath& path) { this->volume(volume, path); });
-    each_item(spec, at, "imagePullSecrets",
-              [&](const Json& item, const FieldPath& path) { add(k_secret, text_field(item, "name"), path.child("name")); });
+      each_item(spec, at, containers,
+                [&](const Json& item, const FieldPath& path) { container(item, path); });
+    each_item(spec, at, "volumes",
+              [&](const Json& volume, const FieldPath& path) { this->volume(volume, path); });
+    each_item(spec, at, "imagePullSecrets", [&](const Json& item, const FieldPath& path) {
+      add(k_secret, text_field(item, "name"), path.child("name"));
+    });
   }
 
   void role_binding(const Json& body, bool cluster_binding) {
@@ -95,7 +98,8 @@ class ReferenceCollector {
       std::string subject_namespace = text_field(subject, "namespace");
       if (subject_namespace.empty()) subject_namespace = namespace_;
       if (!text_field(subject, "name").empty())
-        out_.push_back({k_service_account, subject_namespace, text_field(subject, "name"), path.child("name"), "", {}});
+        out_.push_back(
+            {k_service_account, subject_namespace, text_field(subject, "name"), path.child("name"), "", {}});
     });
   }
 
@@ -128,7 +132,8 @@ class ReferenceCollector {
     const Json* selector = field(from, key);
     if (selector == nullptr || true_field(*selector, "optional")) return;
     FieldPath path = at.child(key);
-    add(kind, text_field(*selector, "name"), path.child("name"), text_field(*selector, "key"), path.child("key"));
+    add(kind, text_field(*selector, "name"), path.child("name"), text_field(*selector, "key"),
+        path.child("key"));
   }
 
   std::string namespace_;
@@ -156,8 +161,10 @@ std::vector<Reference> references_of(const Object& object) {
   std::vector<Reference> references;
   ReferenceCollector collector(object.namespace_name(), references);
   GroupKind kind{object.gvk().group, object.kind()};
-  if (kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"}) collector.role_binding(object.body(), false);
-  if (kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"}) collector.role_binding(object.body(), true);
+  if (kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"})
+    collector.role_binding(object.body(), false);
+  if (kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"})
+    collector.role_binding(object.body(), true);
   const Json* spec = &object.body();
   FieldPath at;
   auto location = pod_spec_location(kind);
@@ -172,7 +179,8 @@ std::vector<Reference> references_of(const Object& object) {
 
 bool has_key(const Object& target, const std::string& key) {
   for (const char* map : {"data", "binaryData", "stringData"})
-    if (const Json* entries = field(target.body(), map); entries != nullptr && field(*entries, key) != nullptr)
+    if (const Json* entries = field(target.body(), map);
+        entries != nullptr && field(*entries, key) != nullptr)
       return true;
   return false;
 }

@@ -17,7 +17,8 @@ namespace {
 
 using model::Json;
 
-constexpr std::string_view k_quantity_ref = "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity";
+constexpr std::string_view k_quantity_ref =
+    "#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity";
 // $ref chains longer than this are cycles (a value's depth bounds real recursion).
 constexpr int k_max_ref_depth = 64;
 
@@ -63,8 +64,8 @@ std::string type_phrase(const std::string& type) {
 std::string type_mismatch(const std::string& type, const Json& value) {
   std::string message = fmt::format("must be {}, not {}", type_phrase(type), describe_value(value));
   if (type == "string" && (value.is_number() || value.is_boolean())) message += " (quote it)";
-  if ((type == "integer" || type == "number") && value.is_string() && Json::accept(value.get<std::string>()) &&
-      Json::parse(value.get<std::string>()).is_number())
+  if ((type == "integer" || type == "number") && value.is_string() &&
+      Json::accept(value.get<std::string>()) && Json::parse(value.get<std::string>()).is_number())
     message += " (remove the quotes)";
   return message;
 }
@@ -81,19 +82,21 @@ bool are_bare_types(const Json& alternatives) {
 std::string no_alternative_matched(const Json& alternatives, const Json& value) {
   if (!are_bare_types(alternatives)) return "matches none of the allowed forms (oneOf/anyOf)";
   std::vector<std::string> types;
-  for (const auto& alternative : alternatives) types.push_back(type_phrase(alternative["type"].get<std::string>()));
+  for (const auto& alternative : alternatives)
+    types.push_back(type_phrase(alternative["type"].get<std::string>()));
   return fmt::format("must be {}, not {}", fmt::join(types, " or "), describe_value(value));
 }
 
 std::string quoted_list(const Json& values) {
   std::vector<std::string> shown;
-  for (const auto& value : values) shown.push_back(value.dump());
+  for (const auto& value : values)
+    shown.push_back(value.dump());
   return fmt::format("{}", fmt::join(shown, ", "));
 }
 
 std::size_t code_points(const std::string& text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  return static_cast<std::size_t>(std::count_if(
+      text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 // A `pattern` (ECMA-262 in OpenAPI; the API server uses RE2, which agrees on
@@ -147,7 +150,8 @@ class Checker {
       if (const Json* target = document_.resolve(ref->get<std::string>())) collect(*target, view, depth + 1);
     }
     if (auto all_of = schema.find("allOf"); all_of != schema.end() && all_of->is_array())
-      for (const auto& part : *all_of) collect(part, view, depth + 1);
+      for (const auto& part : *all_of)
+        collect(part, view, depth + 1);
   }
 
   void check_enum(const SchemaView& view, const Json& value, const FieldPath& path) {
@@ -155,7 +159,8 @@ class Checker {
       auto allowed = part->find("enum");
       if (allowed == part->end() || !allowed->is_array() || allowed->empty()) continue;
       if (std::find(allowed->begin(), allowed->end(), value) == allowed->end())
-        report(path, fmt::format("unsupported value {}: must be one of {}", value.dump(), quoted_list(*allowed)));
+        report(path,
+               fmt::format("unsupported value {}: must be one of {}", value.dump(), quoted_list(*allowed)));
     }
   }
 
@@ -180,7 +185,8 @@ class Checker {
   void check_format(const SchemaView& view, const Json& value, const FieldPath& path) {
     if (auto problem = format_problem(view.text("format"), value)) report(path, *problem);
     if (view.quantity && value.is_string() && !is_quantity(value.get<std::string>()))
-      report(path, fmt::format("\"{}\" is not a quantity (like 500m, 64Mi, 1.5, 2)", value.get<std::string>()));
+      report(path,
+             fmt::format("\"{}\" is not a quantity (like 500m, 64Mi, 1.5, 2)", value.get<std::string>()));
   }
 
   // The limits CRD schemas use (built-in schemas have none).
@@ -211,8 +217,8 @@ class Checker {
     if (value.is_object()) check_count(view, "minProperties", "maxProperties", value.size(), "fields", path);
   }
 
-  void check_count(const SchemaView& view, const char* min_keyword, const char* max_keyword, std::size_t count,
-                   const char* unit, const FieldPath& path) {
+  void check_count(const SchemaView& view, const char* min_keyword, const char* max_keyword,
+                   std::size_t count, const char* unit, const FieldPath& path) {
     auto limit = [&](const char* keyword) -> std::optional<std::size_t> {
       const Json* found = view.first(keyword);
       if (found == nullptr || !found->is_number_integer() || found->get<long long>() < 0) return std::nullopt;
@@ -228,27 +234,31 @@ class Checker {
     std::map<std::string, std::vector<const Json*>> properties;
     for (const Json* part : view.parts)
       if (auto found = part->find("properties"); found != part->end() && found->is_object())
-        for (const auto& [name, schema] : found->items()) properties[name].push_back(&schema);
+        for (const auto& [name, schema] : found->items())
+          properties[name].push_back(&schema);
     const Json* additional = view.first("additionalProperties");
     bool open = view.flag("x-kubernetes-preserve-unknown-fields") || (additional && *additional == true);
     bool closed = !open && (!properties.empty() || (additional && *additional == false));
     bool embedded = view.flag("x-kubernetes-embedded-resource");
     for (const auto& [key, child] : value.items()) {
       if (auto found = properties.find(key); found != properties.end()) {
-        for (const Json* schema : found->second) check(child, *schema, path.child(key));
+        for (const Json* schema : found->second)
+          check(child, *schema, path.child(key));
       } else if (additional && additional->is_object()) {
         check(child, *additional, path.child(key));
       } else if (closed && !(embedded && (key == "apiVersion" || key == "kind" || key == "metadata"))) {
         std::vector<std::string> names;
-        for (const auto& entry : properties) names.push_back(entry.first);
+        for (const auto& entry : properties)
+          names.push_back(entry.first);
         report(path.child(key), "unknown field" + did_you_mean(key, names));
       }
     }
     check_required(view, properties, value, path);
   }
 
-  void check_required(const SchemaView& view, const std::map<std::string, std::vector<const Json*>>& properties,
-                      const Json& value, const FieldPath& path) {
+  void check_required(const SchemaView& view,
+                      const std::map<std::string, std::vector<const Json*>>& properties, const Json& value,
+                      const FieldPath& path) {
     std::set<std::string> seen;
     for (const Json* part : view.parts) {
       auto required = part->find("required");
@@ -263,7 +273,8 @@ class Checker {
     }
   }
 
-  bool nullable(const std::map<std::string, std::vector<const Json*>>& properties, const std::string& name) const {
+  bool nullable(const std::map<std::string, std::vector<const Json*>>& properties,
+                const std::string& name) const {
     auto found = properties.find(name);
     if (found == properties.end()) return false;
     for (const Json* schema : found->second)
@@ -274,14 +285,16 @@ class Checker {
   void check_array(const SchemaView& view, const Json& value, const FieldPath& path) {
     const Json* items = view.first("items");
     if (items != nullptr && items->is_object())
-      for (std::size_t i = 0; i < value.size(); ++i) check(value[i], *items, path.index(i));
+      for (std::size_t i = 0; i < value.size(); ++i)
+        check(value[i], *items, path.index(i));
     std::string list_type = view.text("x-kubernetes-list-type");
     if (list_type == "map" && items != nullptr) check_map_keys(view, view_of(*items), value, path);
     if (list_type == "set") check_set(value, path);
   }
 
   // Server-side apply merges a `map` list by its keys and rejects duplicates.
-  void check_map_keys(const SchemaView& view, const SchemaView& item_view, const Json& value, const FieldPath& path) {
+  void check_map_keys(const SchemaView& view, const SchemaView& item_view, const Json& value,
+                      const FieldPath& path) {
     const Json* keys = view.first("x-kubernetes-list-map-keys");
     if (keys == nullptr || !keys->is_array() || keys->empty()) return;
     std::map<std::string, std::size_t> seen;
@@ -290,9 +303,10 @@ class Checker {
       if (key.empty()) continue;
       auto [first, inserted] = seen.emplace(key, i);
       if (!inserted)
-        report(path.index(i), fmt::format("duplicate entry with {} (the same key as {}[{}]; server-side apply "
-                                          "rejects it)",
-                                          key, path.field, first->second));
+        report(path.index(i),
+               fmt::format("duplicate entry with {} (the same key as {}[{}]; server-side apply "
+                           "rejects it)",
+                           key, path.field, first->second));
     }
   }
 
@@ -303,7 +317,8 @@ class Checker {
     for (const auto& key : keys) {
       if (!key.is_string()) return "";
       const std::string& name = key.get_ref<const std::string&>();
-      const Json* field = item.contains(name) && !item[name].is_null() ? &item[name] : default_of(item_view, name);
+      const Json* field =
+          item.contains(name) && !item[name].is_null() ? &item[name] : default_of(item_view, name);
       if (field == nullptr) return "";
       parts.push_back(fmt::format("{}={}", name, field->dump()));
     }
@@ -326,8 +341,9 @@ class Checker {
       if (value[i].is_object() || value[i].is_array()) continue;
       auto [first, inserted] = seen.emplace(value[i].dump(), i);
       if (!inserted)
-        report(path.index(i), fmt::format("duplicate value {} (the same as {}[{}]; server-side apply rejects it)",
-                                          value[i].dump(), path.field, first->second));
+        report(path.index(i),
+               fmt::format("duplicate value {} (the same as {}[{}]; server-side apply rejects it)",
+                           value[i].dump(), path.field, first->second));
     }
   }
 

@@ -52,7 +52,8 @@ class ClusterSchemaSource : public SchemaSource {
   SchemaSet load(const std::set<std::string>& group_versions) override;
 
  private:
-  std::shared_ptr<const OpenApiDocument> from_cache(const std::string& group_version, const std::string& hash) const;
+  std::shared_ptr<const OpenApiDocument> from_cache(const std::string& group_version,
+                                                    const std::string& hash) const;
   void store(const std::string& group_version, const std::string& hash, const std::string& body) const;
 
   kube::HttpTransport& transport_;

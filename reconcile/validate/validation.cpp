@@ -38,7 +38,9 @@ Finding error_at(const Object& object, const FieldPath& path, std::string messag
           object.key().to_string()};
 }
 
-std::string objects_phrase(std::size_t count) { return count == 1 ? "1 object" : fmt::format("{} objects", count); }
+std::string objects_phrase(std::size_t count) {
+  return count == 1 ? "1 object" : fmt::format("{} objects", count);
+}
 
 class Validation {
  public:
@@ -58,14 +60,16 @@ class Validation {
     add_all(reference_findings(desired));
     run_kind_validators(desired);
     for (const auto& [reason, count] : unchecked_)
-      report_.notes.push_back(fmt::format("{}: {} not checked against a schema", reason, objects_phrase(count)));
+      report_.notes.push_back(
+          fmt::format("{}: {} not checked against a schema", reason, objects_phrase(count)));
     return std::move(report_);
   }
 
  private:
   std::set<std::string> group_versions() const {
     std::set<std::string> versions;
-    for (const auto& object : objects_) versions.insert(object.api_version());
+    for (const auto& object : objects_)
+      versions.insert(object.api_version());
     return versions;
   }
 
@@ -97,8 +101,8 @@ class Validation {
     if (const OpenApiDocument* document = document_for(object)) {
       if (auto namespaced = document->namespaced(gvk)) return {namespaced, ""};
       if (document->schema_for(gvk) == nullptr)
-        return {std::nullopt, fmt::format("apiVersion \"{}\" has no kind \"{}\" (according to {}){}", gvk.api_version(),
-                                          gvk.kind, document->origin(),
+        return {std::nullopt, fmt::format("apiVersion \"{}\" has no kind \"{}\" (according to {}){}",
+                                          gvk.api_version(), gvk.kind, document->origin(),
                                           did_you_mean(gvk.kind, document->kind_names(gvk.api_version())))};
     }
     return {plan::builtin_namespaced(kind), ""};
@@ -117,10 +121,10 @@ class Validation {
         report_.findings.push_back(std::move(finding));
       }
       if (facts.namespaced == false && !object.namespace_name().empty())
-        report_.findings.push_back(
-            error_at(object, FieldPath::of("metadata.namespace"),
-                     fmt::format("{} is cluster-scoped and cannot have a namespace (remove metadata.namespace)",
-                                 object.kind())));
+        report_.findings.push_back(error_at(
+            object, FieldPath::of("metadata.namespace"),
+            fmt::format("{} is cluster-scoped and cannot have a namespace (remove metadata.namespace)",
+                        object.kind())));
       if (facts.namespaced == true && object.namespace_name().empty() && !options_.default_namespace.empty())
         object.set_namespace(options_.default_namespace);
     }
@@ -131,7 +135,8 @@ class Validation {
   // Where duplicates already are (reported while loading).
   std::set<std::pair<std::string, int>> duplicate_places() const {
     std::set<std::pair<std::string, int>> places;
-    for (const auto& problem : source::duplicate_problems(objects_)) places.insert({problem.file, problem.line});
+    for (const auto& problem : source::duplicate_problems(objects_))
+      places.insert({problem.file, problem.line});
     return places;
   }
 
@@ -197,7 +202,8 @@ class Validation {
   }
 
   void add_all(std::vector<Finding> findings) {
-    for (auto& finding : findings) report_.findings.push_back(std::move(finding));
+    for (auto& finding : findings)
+      report_.findings.push_back(std::move(finding));
   }
 
   std::vector<Object> objects_;
@@ -218,8 +224,9 @@ std::string to_string(Finding::Severity severity) {
 }
 
 std::size_t ValidationReport::count(Finding::Severity severity) const {
-  return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(),
-                                                [&](const Finding& finding) { return finding.severity == severity; }));
+  return static_cast<std::size_t>(
+      std::count_if(findings.begin(), findings.end(),
+                    [&](const Finding& finding) { return finding.severity == severity; }));
 }
 
 ValidationReport validate_objects(std::vector<Object> objects, const ValidateOptions& options) {
@@ -229,7 +236,8 @@ ValidationReport validate_objects(std::vector<Object> objects, const ValidateOpt
 }
 
 void add_errors(ValidationReport& report, const std::vector<Problem>& problems) {
-  for (const auto& problem : problems) report.findings.push_back({Finding::Severity::error, problem, ""});
+  for (const auto& problem : problems)
+    report.findings.push_back({Finding::Severity::error, problem, ""});
 }
 
 void sort_findings(ValidationReport& report) {

@@ -17,8 +17,9 @@ namespace {
 std::optional<std::string> integer_range_problem(const model::Json& value, std::int64_t min, std::int64_t max,
                                                  const char* format) {
   if (!value.is_number_integer()) return std::nullopt;
-  bool fits = value.is_number_unsigned() ? value.get<std::uint64_t>() <= static_cast<std::uint64_t>(max)
-                                         : value.get<std::int64_t>() >= min && value.get<std::int64_t>() <= max;
+  bool fits = value.is_number_unsigned()
+                  ? value.get<std::uint64_t>() <= static_cast<std::uint64_t>(max)
+                  : value.get<std::int64_t>() >= min && value.get<std::int64_t>() <= max;
   if (fits) return std::nullopt;
   return fmt::format("{} is out of range for {} ({} to {})", value.dump(), format, min, max);
 }
@@ -32,7 +33,8 @@ bool is_date_time(const std::string& text) {
 // Consumes digits from `pos`; returns how many.
 std::size_t skip_digits(const std::string& text, std::size_t& pos) {
   std::size_t start = pos;
-  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])) != 0) ++pos;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])) != 0)
+    ++pos;
   return pos - start;
 }
 

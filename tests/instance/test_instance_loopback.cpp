@@ -126,14 +126,14 @@ void step_until(std::vector<Node*> nodes, const std::function<bool()>& done,
 
 // psql over TCP as `user`, the way an application connects.
 process::ProcessResult sql_as(int port, const std::string& user, const std::string& password,
-                           const std::string& sql, const std::string& database = "app") {
+                              const std::string& sql, const std::string& database = "app") {
   process::ProcessOptions options;
   options.extra_env = {{"PGPASSWORD", password}, {"PGCONNECT_TIMEOUT", "5"}};
   std::string connection =
       fmt::format("host=127.0.0.1 port={} user={} {}", port, user,
                   database.find('=') == std::string::npos ? "dbname=" + database : database + " dbname=app");
   return process::run_process({"psql", "--no-psqlrc", "-At", "-v", "ON_ERROR_STOP=1", connection, "-c", sql},
-                           options);
+                              options);
 }
 
 std::string app_sql(int port, const std::string& sql, const std::string& password = "app-password-1") {

@@ -55,7 +55,8 @@ std::string server_host(const std::string& server) {
 int count_lines(const fs::path& file) {
   std::ifstream in(file);
   int lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
+  for (std::string line; std::getline(in, line);)
+    ++lines;
   return lines;
 }
 
@@ -159,7 +160,8 @@ TEST_CASE("in-cluster config: token, CA and namespace from the service account d
   const char* names[] = {"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "OPCTL_SERVICEACCOUNT_DIR",
                          "KUBECONFIG", "HOME"};
   std::vector<std::optional<std::string>> before;
-  for (const char* name : names) before.push_back(saved(name));
+  for (const char* name : names)
+    before.push_back(saved(name));
   setenv("KUBERNETES_SERVICE_HOST", server_host(admin_config().server).c_str(), 1);
   setenv("KUBERNETES_SERVICE_PORT", server_port(admin_config().server).c_str(), 1);
   setenv("OPCTL_SERVICEACCOUNT_DIR", (dir.path / "sa").c_str(), 1);

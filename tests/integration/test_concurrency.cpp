@@ -35,7 +35,8 @@ Applied apply_all(const std::string& ns, int concurrency, int count) {
   auto results = client.api.execute(requests);
   Applied applied;
   applied.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  for (const auto& result : results) REQUIRE(result.ok());
+  for (const auto& result : results)
+    REQUIRE(result.ok());
   applied.stats = client.transport->stats();
   for (const auto& item : client.api.list(info, ns)) {
     std::string name = item["metadata"]["name"];

@@ -21,7 +21,8 @@ void create_config_maps(Client& admin, const std::string& ns, int count) {
                              {{"half", i % 2 == 0 ? "a" : "b"}});
     requests.push_back(admin.api.apply_request(info, opctl::model::Object(object), {}));
   }
-  for (const auto& result : admin.api.execute(requests)) REQUIRE(result.ok());
+  for (const auto& result : admin.api.execute(requests))
+    REQUIRE(result.ok());
 }
 
 }  // namespace
@@ -55,7 +56,8 @@ TEST_CASE("a list of 1,200 objects in pages of 500 takes three requests and miss
     options.label_selector = "half=a";
     auto items = client.api.list(info, ns.name(), options);
     CHECK(items.size() == 600);
-    for (const auto& item : items) CHECK(item["metadata"]["labels"]["half"] == "a");
+    for (const auto& item : items)
+      CHECK(item["metadata"]["labels"]["half"] == "a");
     CHECK(proxy.counts()["byPath"][key] == 2);
   }
   // A field selector picks one object; both selectors together.

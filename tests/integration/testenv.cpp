@@ -27,7 +27,8 @@ std::string environment(const char* name) {
 }
 
 std::string trim(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.pop_back();
   return text;
 }
 
@@ -77,7 +78,7 @@ std::string testenv_binary() {
   if (std::string bin = environment("OPCTL_TESTENV_BIN"); !bin.empty()) return bin;
   // The first build of the control plane takes minutes.
   auto result = process::run_process({std::string(OPCTL_SOURCE_DIR) + "/tests/testenv/build.sh"},
-                                  {.extra_env = {}, .timeout = std::chrono::hours(2), .input = ""});
+                                     {.extra_env = {}, .timeout = std::chrono::hours(2), .input = ""});
   if (result.exit_code != 0) throw std::runtime_error("tests/testenv/build.sh failed: " + result.err);
   return trim(result.out);
 }
@@ -216,8 +217,8 @@ Json TestCrd::object(const std::string& namespace_name, const std::string& name,
 
 std::string mint_token(const std::string& namespace_name, const std::string& service_account) {
   auto result = process::run_process({testenv_binary(), "token", "--dir", testenv_dir(), "--namespace",
-                                   namespace_name, "--serviceaccount", service_account},
-                                  {});
+                                      namespace_name, "--serviceaccount", service_account},
+                                     {});
   if (result.exit_code != 0) throw std::runtime_error("testenv token failed: " + result.err);
   return trim(result.out);
 }

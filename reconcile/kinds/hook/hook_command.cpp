@@ -17,7 +17,8 @@ constexpr std::size_t k_max_output = 16 * 1024 * 1024;
 
 std::string tail(const std::string& text) {
   std::string trimmed = text.size() > 2000 ? "..." + text.substr(text.size() - 2000) : text;
-  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' ')) trimmed.pop_back();
+  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == ' '))
+    trimmed.pop_back();
   return trimmed;
 }
 
@@ -63,7 +64,8 @@ class CommandTransport : public HookTransport {
 
 }  // namespace
 
-std::unique_ptr<HookTransport> command_transport(std::vector<std::string> argv, std::chrono::seconds timeout) {
+std::unique_ptr<HookTransport> command_transport(std::vector<std::string> argv,
+                                                 std::chrono::seconds timeout) {
   return std::make_unique<CommandTransport>(std::move(argv), timeout);
 }
 

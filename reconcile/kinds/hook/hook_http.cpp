@@ -29,8 +29,8 @@ class HttpTransport : public HookTransport {
   std::string call(const std::string& request) override {
     std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
     if (!curl) throw HookError("cannot initialise libcurl");
-    std::unique_ptr<curl_slist, SlistDeleter> headers(
-        curl_slist_append(curl_slist_append(nullptr, "Content-Type: application/json"), "Accept: application/json"));
+    std::unique_ptr<curl_slist, SlistDeleter> headers(curl_slist_append(
+        curl_slist_append(nullptr, "Content-Type: application/json"), "Accept: application/json"));
     std::string body;
     curl_easy_setopt(curl.get(), CURLOPT_URL, url_.c_str());
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, request.c_str());
@@ -44,7 +44,8 @@ class HttpTransport : public HookTransport {
     CURLcode code = curl_easy_perform(curl.get());
     if (code == CURLE_OPERATION_TIMEDOUT)
       throw HookError(fmt::format("the hook {} did not answer within {}s", url_, timeout_.count()));
-    if (code != CURLE_OK) throw HookError(fmt::format("the hook {} failed: {}", url_, curl_easy_strerror(code)));
+    if (code != CURLE_OK)
+      throw HookError(fmt::format("the hook {} failed: {}", url_, curl_easy_strerror(code)));
     long status = 0;
     curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
     if (status < 200 || status > 299)

@@ -50,13 +50,15 @@ model::GroupVersionKind HookReconciler::kind() const {
 
 std::vector<model::GroupVersionKind> HookReconciler::child_kinds() const {
   std::vector<model::GroupVersionKind> kinds;
-  for (const auto& child : config_.children) kinds.push_back(model::GroupVersionKind::from(child.api_version, child.kind));
+  for (const auto& child : config_.children)
+    kinds.push_back(model::GroupVersionKind::from(child.api_version, child.kind));
   return kinds;
 }
 
 Json HookReconciler::request(const Observed& observed) const {
   Json children = Json::object();
-  for (const auto& child : config_.children) children[child.kind + "." + child.api_version] = Json::object();
+  for (const auto& child : config_.children)
+    children[child.kind + "." + child.api_version] = Json::object();
   for (const auto& child : observed.children)
     children[child_key(child)][child["metadata"].value("name", "")] = child;
   return {{"controller", {{"apiVersion", config_.api_version}, {"kind", config_.kind}}},
@@ -89,25 +91,30 @@ ReconcileResult HookReconciler::from_response(const Observed& observed, const st
   auto allowed = child_kinds();
   for (const auto& child : response["children"]) {
     if (!child.is_object() || !child.contains("metadata") || !child["metadata"].is_object() ||
-        child["metadata"].value("name", "").empty() || !child.contains("apiVersion") || !child.contains("kind"))
+        child["metadata"].value("name", "").empty() || !child.contains("apiVersion") ||
+        !child.contains("kind"))
       return failed(observed, "a child in the hook's answer lacks apiVersion, kind or metadata.name");
     auto gvk = model::GroupVersionKind::from(child.value("apiVersion", ""), child.value("kind", ""));
     if (std::find(allowed.begin(), allowed.end(), gvk) == allowed.end())
-      return failed(observed, fmt::format("the hook returned a child of kind {} {}, which is not among this kind's "
-                                          "children in opctl.yaml (spec.kinds[].children)",
-                                          gvk.api_version(), gvk.kind));
+      return failed(observed,
+                    fmt::format("the hook returned a child of kind {} {}, which is not among this kind's "
+                                "children in opctl.yaml (spec.kinds[].children)",
+                                gvk.api_version(), gvk.kind));
     std::string child_namespace = child["metadata"].value("namespace", "");
     if (!child_namespace.empty() && child_namespace != parent_namespace)
-      return failed(observed, fmt::format("the hook returned {} {} in namespace {}; children live in the parent's "
-                                          "namespace {}",
-                                          gvk.kind, child["metadata"].value("name", ""), child_namespace,
-                                          parent_namespace));
+      return failed(
+          observed,
+          fmt::format("the hook returned {} {} in namespace {}; children live in the parent's "
+                      "namespace {}",
+                      gvk.kind, child["metadata"].value("name", ""), child_namespace, parent_namespace));
     result.children.push_back(child);
   }
   const Json& status = response.value("status", Json::object());
   result.status = hook_status(status);
-  result.conditions = conditions_from_json(status.is_object() ? status.value("conditions", Json::array()) : Json());
-  if (!has_condition(result.conditions, "Ready")) result.conditions.push_back({"Ready", true, "HookSucceeded", ""});
+  result.conditions =
+      conditions_from_json(status.is_object() ? status.value("conditions", Json::array()) : Json());
+  if (!has_condition(result.conditions, "Ready"))
+    result.conditions.push_back({"Ready", true, "HookSucceeded", ""});
   set_condition(result.conditions, {"Degraded", false, "AsExpected", ""});
   long resync = response.contains("resyncAfterSeconds") && response["resyncAfterSeconds"].is_number()
                     ? static_cast<long>(response["resyncAfterSeconds"].get<double>())
@@ -125,8 +132,10 @@ ReconcileResult HookReconciler::failed(const Observed& observed, const std::stri
   result.keep_unlisted = true;
   const Json& live = observed.parent.value("status", Json::object());
   result.status = hook_status(live);
-  result.conditions = conditions_from_json(live.is_object() ? live.value("conditions", Json::array()) : Json());
-  if (!has_condition(result.conditions, "Ready")) result.conditions.push_back({"Ready", false, "HookFailed", message});
+  result.conditions =
+      conditions_from_json(live.is_object() ? live.value("conditions", Json::array()) : Json());
+  if (!has_condition(result.conditions, "Ready"))
+    result.conditions.push_back({"Ready", false, "HookFailed", message});
   set_condition(result.conditions, {"Degraded", true, "HookFailed", message});
   result.finalizers = finalizers(observed, false);
   return result;
@@ -138,9 +147,13 @@ std::vector<std::string> HookReconciler::finalizers(const Observed& observed, bo
   return {k_hook_finalizer};
 }
 
-std::vector<Problem> HookReconciler::validate(const model::Object& /*object*/) const { return {}; }
+std::vector<Problem> HookReconciler::validate(const model::Object& /*object*/) const {
+  return {};
+}
 
-Json HookReconciler::custom_resource_definition() const { return nullptr; }
+Json HookReconciler::custom_resource_definition() const {
+  return nullptr;
+}
 
 std::unique_ptr<KindReconciler> make_hook_reconciler(const config::HookKind& config) {
   auto transport = config.url.empty() ? command_transport(config.command, config.timeout)

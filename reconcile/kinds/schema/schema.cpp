@@ -13,12 +13,18 @@ using model::Json;
 const char* type_name(Schema::Type type) {
   switch (type) {
     case Schema::Type::object:
-    case Schema::Type::free_form: return "object";
-    case Schema::Type::string: return "string";
-    case Schema::Type::integer: return "integer";
-    case Schema::Type::number: return "number";
-    case Schema::Type::boolean: return "boolean";
-    case Schema::Type::array: return "array";
+    case Schema::Type::free_form:
+      return "object";
+    case Schema::Type::string:
+      return "string";
+    case Schema::Type::integer:
+      return "integer";
+    case Schema::Type::number:
+      return "number";
+    case Schema::Type::boolean:
+      return "boolean";
+    case Schema::Type::array:
+      return "array";
   }
   return "object";
 }
@@ -26,12 +32,18 @@ const char* type_name(Schema::Type type) {
 std::string describe_type(Schema::Type type) {
   switch (type) {
     case Schema::Type::object:
-    case Schema::Type::free_form: return "a mapping";
-    case Schema::Type::string: return "a string";
-    case Schema::Type::integer: return "an integer";
-    case Schema::Type::number: return "a number";
-    case Schema::Type::boolean: return "true or false";
-    case Schema::Type::array: return "a list";
+    case Schema::Type::free_form:
+      return "a mapping";
+    case Schema::Type::string:
+      return "a string";
+    case Schema::Type::integer:
+      return "an integer";
+    case Schema::Type::number:
+      return "a number";
+    case Schema::Type::boolean:
+      return "true or false";
+    case Schema::Type::array:
+      return "a list";
   }
   return "a value";
 }
@@ -111,7 +123,8 @@ Json Schema::openapi() const {
   if (type_ == Type::free_form) out["x-kubernetes-preserve-unknown-fields"] = true;
   if (!properties_.empty()) {
     out["properties"] = Json::object();
-    for (const auto& [name, property] : properties_) out["properties"][name] = property.openapi();
+    for (const auto& [name, property] : properties_)
+      out["properties"][name] = property.openapi();
   }
   if (!required_.empty()) out["required"] = required_;
   if (!items_.empty()) out["items"] = items_.front().openapi();
@@ -127,7 +140,8 @@ Json Schema::openapi() const {
   }
   if (!exactly_one_.empty()) {
     std::vector<std::string> terms;
-    for (const auto& name : exactly_one_) terms.push_back(fmt::format("(has(self.{}) ? 1 : 0)", name));
+    for (const auto& name : exactly_one_)
+      terms.push_back(fmt::format("(has(self.{}) ? 1 : 0)", name));
     out["x-kubernetes-validations"] = Json::array(
         {{{"rule", fmt::format("{} == 1", fmt::join(terms, " + "))},
           {"message", fmt::format("exactly one of {} must be set", fmt::join(exactly_one_, ", "))}}});
@@ -138,12 +152,18 @@ Json Schema::openapi() const {
 bool Schema::type_matches(const Json& value) const {
   switch (type_) {
     case Type::object:
-    case Type::free_form: return value.is_object();
-    case Type::string: return value.is_string();
-    case Type::integer: return value.is_number_integer();
-    case Type::number: return value.is_number();
-    case Type::boolean: return value.is_boolean();
-    case Type::array: return value.is_array();
+    case Type::free_form:
+      return value.is_object();
+    case Type::string:
+      return value.is_string();
+    case Type::integer:
+      return value.is_number_integer();
+    case Type::number:
+      return value.is_number();
+    case Type::boolean:
+      return value.is_boolean();
+    case Type::array:
+      return value.is_array();
   }
   return false;
 }
@@ -156,18 +176,22 @@ void Schema::validate(const Json& value, const std::string& pointer, const std::
     return;
   }
   if (!enum_.empty() && std::find(enum_.begin(), enum_.end(), value.get<std::string>()) == enum_.end())
-    issues.push_back({pointer, field,
-                      fmt::format("\"{}\" is not one of {}", value.get<std::string>(), fmt::join(enum_, ", "))});
+    issues.push_back(
+        {pointer, field,
+         fmt::format("\"{}\" is not one of {}", value.get<std::string>(), fmt::join(enum_, ", "))});
   if (minimum_ && value.is_number() && value.get<double>() < static_cast<double>(*minimum_))
     issues.push_back({pointer, field, fmt::format("must be at least {}", *minimum_)});
   if (max_length_ && value.is_string() && value.get<std::string>().size() > *max_length_)
     issues.push_back({pointer, field, fmt::format("must be at most {} characters", *max_length_)});
-  if (!pattern_.empty() && value.is_string() && !std::regex_search(value.get<std::string>(), std::regex(pattern_)))
-    issues.push_back({pointer, field, fmt::format("\"{}\" is not {}", value.get<std::string>(), pattern_explanation_)});
+  if (!pattern_.empty() && value.is_string() &&
+      !std::regex_search(value.get<std::string>(), std::regex(pattern_)))
+    issues.push_back(
+        {pointer, field, fmt::format("\"{}\" is not {}", value.get<std::string>(), pattern_explanation_)});
   if (type_ == Type::object) validate_object(value, pointer, field, issues);
   if (type_ == Type::array)
     for (std::size_t i = 0; i < value.size(); ++i)
-      items_.front().validate(value[i], fmt::format("{}/{}", pointer, i), fmt::format("{}[{}]", field, i), issues);
+      items_.front().validate(value[i], fmt::format("{}/{}", pointer, i), fmt::format("{}[{}]", field, i),
+                              issues);
   for (const auto& custom : checks_)
     if (std::string message = custom(value); !message.empty()) issues.push_back({pointer, field, message});
 }
@@ -175,10 +199,12 @@ void Schema::validate(const Json& value, const std::string& pointer, const std::
 void Schema::validate_object(const Json& value, const std::string& pointer, const std::string& field,
                              std::vector<Issue>& issues) const {
   for (const auto& [key, child] : value.items()) {
-    auto found = std::find_if(properties_.begin(), properties_.end(), [&](const auto& p) { return p.first == key; });
+    auto found =
+        std::find_if(properties_.begin(), properties_.end(), [&](const auto& p) { return p.first == key; });
     if (found == properties_.end()) {
       std::vector<std::string> known;
-      for (const auto& property : properties_) known.push_back(property.first);
+      for (const auto& property : properties_)
+        known.push_back(property.first);
       issues.push_back({pointer + "/" + key, join_child(field, key),
                         fmt::format("unknown field \"{}\" (known: {})", key, fmt::join(known, ", "))});
       continue;
@@ -189,10 +215,12 @@ void Schema::validate_object(const Json& value, const std::string& pointer, cons
     if (!value.contains(name) || value[name].is_null())
       issues.push_back({pointer, join_child(field, name), "missing required field"});
   if (!exactly_one_.empty()) {
-    auto set = std::count_if(exactly_one_.begin(), exactly_one_.end(),
-                             [&](const std::string& name) { return value.contains(name) && !value[name].is_null(); });
+    auto set = std::count_if(exactly_one_.begin(), exactly_one_.end(), [&](const std::string& name) {
+      return value.contains(name) && !value[name].is_null();
+    });
     if (set != 1)
-      issues.push_back({pointer, field, fmt::format("exactly one of {} must be set", fmt::join(exactly_one_, ", "))});
+      issues.push_back(
+          {pointer, field, fmt::format("exactly one of {} must be set", fmt::join(exactly_one_, ", "))});
   }
 }
 
@@ -219,7 +247,9 @@ Json custom_resource_definition(const CrdNames& names, const Schema& spec, const
                   {"subresources", {{"status", Json::object()}}},
                   {"additionalPrinterColumns", printer},
                   {"schema", {{"openAPIV3Schema", root}}}};
-  Json crd_names = {{"kind", names.kind}, {"listKind", names.kind + "List"}, {"plural", names.plural},
+  Json crd_names = {{"kind", names.kind},
+                    {"listKind", names.kind + "List"},
+                    {"plural", names.plural},
                     {"singular", names.singular}};
   if (!names.short_names.empty()) crd_names["shortNames"] = names.short_names;
   if (!names.categories.empty()) crd_names["categories"] = names.categories;
@@ -241,7 +271,9 @@ Schema conditions_schema() {
                        .field("message", Schema::string())
                        .field("lastTransitionTime", Schema::string().format("date-time"))
                        .field("observedGeneration", Schema::integer());
-  return Schema::array(std::move(condition)).list_map({"type"}).describe("Standard conditions: Ready, Progressing, Degraded");
+  return Schema::array(std::move(condition))
+      .list_map({"type"})
+      .describe("Standard conditions: Ready, Progressing, Degraded");
 }
 
 }  // namespace opctl::kinds::schema

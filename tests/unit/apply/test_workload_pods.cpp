@@ -46,11 +46,13 @@ TEST_CASE("a workload's Pod selector is its matchLabels as a query", "[apply][wo
   Json config_map = Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}})");
   CHECK_FALSE(workload_pod_selector(config_map).has_value());
   Json expressions = deployment();
-  expressions["spec"]["selector"] = Json::parse(R"({"matchExpressions": [{"key": "a", "operator": "Exists"}]})");
+  expressions["spec"]["selector"] =
+      Json::parse(R"({"matchExpressions": [{"key": "a", "operator": "Exists"}]})");
   CHECK_FALSE(workload_pod_selector(expressions).has_value());
 }
 
-TEST_CASE("a crash-looping Pod of the current revision fails the Deployment at once", "[apply][workload_pods]") {
+TEST_CASE("a crash-looping Pod of the current revision fails the Deployment at once",
+          "[apply][workload_pods]") {
   // Given the new ReplicaSet's Pod in CrashLoopBackOff, we should fail naming the Pod, container and reason.
   auto health = assess_workload_pods(deployment(), {replica_set("rs-1", "1"), replica_set("rs-2", "2")},
                                      {pod("web-2-abc", "rs-2", "CrashLoopBackOff")});
@@ -58,7 +60,8 @@ TEST_CASE("a crash-looping Pod of the current revision fails the Deployment at o
   CHECK(health.message == "Pod web-2-abc: container web: CrashLoopBackOff: back-off 10s restarting");
 }
 
-TEST_CASE("a broken Pod of an old revision does not fail the rollout that replaces it", "[apply][workload_pods]") {
+TEST_CASE("a broken Pod of an old revision does not fail the rollout that replaces it",
+          "[apply][workload_pods]") {
   // Given only the old ReplicaSet's Pod failing to pull, we should keep waiting for the new revision.
   auto health = assess_workload_pods(deployment(), {replica_set("rs-1", "1"), replica_set("rs-2", "2")},
                                      {pod("web-1-old", "rs-1", "ImagePullBackOff")});
@@ -74,7 +77,8 @@ TEST_CASE("a Pod waiting for an ordinary reason keeps the workload progressing",
 
 TEST_CASE("a Job whose Pod cannot pull its image fails", "[apply][workload_pods]") {
   // Given a Job's own Pod in ErrImagePull, we should fail without reading ReplicaSets.
-  Json job = Json::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "uid": "j-uid"},
+  Json job =
+      Json::parse(R"({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "uid": "j-uid"},
     "spec": {"selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": "j-uid"}}}})");
   auto health = assess_workload_pods(job, {}, {pod("j-1", "j-uid", "ErrImagePull")});
   CHECK(health.state == HealthState::failed);

@@ -18,7 +18,8 @@ using opctl::testing::check_golden;
 namespace {
 
 Json object(const std::string& api_version, const std::string& kind, const std::string& name, Json rest) {
-  Json body = {{"apiVersion", api_version}, {"kind", kind}, {"metadata", {{"name", name}, {"namespace", "shop"}}}};
+  Json body = {
+      {"apiVersion", api_version}, {"kind", kind}, {"metadata", {{"name", name}, {"namespace", "shop"}}}};
   body.update(rest);
   return body;
 }
@@ -42,15 +43,18 @@ Json deployment(int replicas, const std::string& image) {
 // One diff of every kind the renderers must show.
 std::vector<ObjectDiff> every_kind() {
   std::vector<ObjectDiff> diffs;
-  diffs.push_back(compare("", Json(), object("v1", "ConfigMap", "settings", {{"data", {{"LOG_LEVEL", "info"}}}}), 1));
+  diffs.push_back(
+      compare("", Json(), object("v1", "ConfigMap", "settings", {{"data", {{"LOG_LEVEL", "info"}}}}), 1));
   diffs.push_back(compare("apps", deployment(2, "nginx:1.27"), deployment(3, "nginx:1.28"), 7));
 
   auto secret = [](const std::string& password) {
-    return object("v1", "Secret", "db", {{"type", "Opaque"}, {"data", {{"password", password}, {"user", "YWRtaW4="}}}});
+    return object("v1", "Secret", "db",
+                  {{"type", "Opaque"}, {"data", {{"password", password}, {"user", "YWRtaW4="}}}});
   };
   diffs.push_back(compare("", secret("b2xkLXBhc3N3b3Jk"), secret("bmV3LXBhc3N3b3Jk"), 20));
 
-  Json service = object("v1", "Service", "web", {{"spec", {{"ports", {{{"port", 80}, {"protocol", "TCP"}}}}}}});
+  Json service =
+      object("v1", "Service", "web", {{"spec", {{"ports", {{{"port", 80}, {"protocol", "TCP"}}}}}}});
   Json wider = service;
   wider["spec"]["ports"].push_back({{"port", 443}, {"protocol", "TCP"}});
   diffs.push_back(compare("", service, wider, 30));
@@ -60,7 +64,8 @@ std::vector<ObjectDiff> every_kind() {
   Json taken_back = settings;
   taken_back["data"]["checkout"] = "off";
   diffs.push_back(compare("", settings, taken_back, 40));
-  diffs.back().conflict = "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using v1: .data.checkout";
+  diffs.back().conflict =
+      "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using v1: .data.checkout";
 
   diffs.push_back(compare("", object("v1", "ConfigMap", "old", {{"data", {{"a", "b"}}}}), Json(), 0));
   diffs.back().location = {};
@@ -113,7 +118,8 @@ TEST_CASE("no Secret value reaches any output format", "[diffrender][secrets]") 
   auto diffs = every_kind();
   std::string outputs = cli::render_diff_text(diffs, {}) + cli::render_diff_markdown(diffs, revision()) +
                         cli::render_diff_json(diffs, revision()).dump();
-  for (const char* value : {"b2xkLXBhc3N3b3Jk", "bmV3LXBhc3N3b3Jk", "YWRtaW4=", "old-password", "new-password"})
+  for (const char* value :
+       {"b2xkLXBhc3N3b3Jk", "bmV3LXBhc3N3b3Jk", "YWRtaW4=", "old-password", "new-password"})
     CHECK(outputs.find(value) == std::string::npos);
 }
 

@@ -78,7 +78,8 @@ TEST_CASE("an atomic list compares whole, an associative list by its keys", "[fa
   reordered_args["spec"]["template"]["spec"]["containers"][0]["args"] = {"daemon off;", "-g"};
   CHECK_FALSE(apply_is_noop(reordered_args, live(), "opctl"));
   Json extra_container = desired();
-  extra_container["spec"]["template"]["spec"]["containers"].push_back({{"name", "sidecar"}, {"image", "busybox"}});
+  extra_container["spec"]["template"]["spec"]["containers"].push_back(
+      {{"name", "sidecar"}, {"image", "busybox"}});
   CHECK_FALSE(apply_is_noop(extra_container, live(), "opctl"));
 }
 
@@ -100,7 +101,8 @@ TEST_CASE("set lists (v:) match by value, in the same order", "[fastpath]") {
     "finalizers":["a","b"],
     "managedFields":[{"manager":"opctl","operation":"Apply","fieldsType":"FieldsV1",
       "fieldsV1":{"f:metadata":{"f:finalizers":{"v:\"a\"":{},"v:\"b\"":{}}}}}]}})");
-  Json wanted = Json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x","finalizers":["a","b"]}})");
+  Json wanted =
+      Json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x","finalizers":["a","b"]}})");
   CHECK(apply_is_noop(wanted, live_object, "opctl"));
   wanted["metadata"]["finalizers"] = {"a"};
   CHECK_FALSE(apply_is_noop(wanted, live_object, "opctl"));
@@ -122,7 +124,8 @@ TEST_CASE("given a reordered associative list, the apply is not a no-op (it reor
   std::swap(reordered["spec"]["env"][0], reordered["spec"]["env"][1]);
   CHECK_FALSE(apply_is_noop(reordered, live_object, "opctl"));
   // Another manager's element in between does not matter.
-  live_object["spec"]["env"].insert(live_object["spec"]["env"].begin() + 1, Json{{"name", "THEIRS"}, {"value", "x"}});
+  live_object["spec"]["env"].insert(live_object["spec"]["env"].begin() + 1,
+                                    Json{{"name", "THEIRS"}, {"value", "x"}});
   CHECK(apply_is_noop(same, live_object, "opctl"));
 }
 
@@ -171,7 +174,8 @@ Json secret_live() {
     "data":{"a":"YWFh","b":"YmJi"},"type":"Opaque"})");
 }
 Json secret_desired(const std::string& b) {
-  Json desired = Json::parse(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"a":"YWFh"}})");
+  Json desired =
+      Json::parse(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"a":"YWFh"}})");
   desired["stringData"] = {{"b", b}};
   return desired;
 }

@@ -24,8 +24,8 @@ Json live_deployment(int replicas, const std::string& owner) {
   Json spec_fields = {{"f:template", Json::object()}};
   Json fields = {{"f:spec", spec_fields}};
   if (owner == "opctl") fields["f:spec"]["f:replicas"] = Json::object();
-  Json entries = Json::array({{{"manager", "opctl"}, {"operation", "Apply"}, {"fieldsType", "FieldsV1"},
-                               {"fieldsV1", fields}}});
+  Json entries = Json::array(
+      {{{"manager", "opctl"}, {"operation", "Apply"}, {"fieldsType", "FieldsV1"}, {"fieldsV1", fields}}});
   if (owner != "opctl")
     entries.push_back({{"manager", owner},
                        {"operation", "Update"},

@@ -4,7 +4,9 @@
 
 using opctl::diff::unified_diff;
 
-TEST_CASE("equal texts have an empty diff", "[linediff]") { CHECK(unified_diff("a\nb\n", "a\nb\n").empty()); }
+TEST_CASE("equal texts have an empty diff", "[linediff]") {
+  CHECK(unified_diff("a\nb\n", "a\nb\n").empty());
+}
 
 TEST_CASE("a changed line shows with three lines of context", "[linediff]") {
   std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
@@ -14,7 +16,8 @@ TEST_CASE("a changed line shows with three lines of context", "[linediff]") {
 
 TEST_CASE("changes far apart give separate hunks, near ones one hunk", "[linediff]") {
   std::string before, far_after, near_after;
-  for (int i = 1; i <= 20; ++i) before += std::to_string(i) + "\n";
+  for (int i = 1; i <= 20; ++i)
+    before += std::to_string(i) + "\n";
   far_after = before;
   far_after.replace(far_after.find("2\n"), 2, "two\n");
   far_after.replace(far_after.find("\n19\n") + 1, 3, "nineteen\n");

@@ -37,7 +37,9 @@ Json desired() {
   })");
 }
 
-const Json& container(const Json& object) { return object["spec"]["template"]["spec"]["containers"][0]; }
+const Json& container(const Json& object) {
+  return object["spec"]["template"]["spec"]["containers"][0];
+}
 }  // namespace
 
 TEST_CASE("given the applied object unchanged, the local apply changes nothing", "[localapply]") {
@@ -49,7 +51,8 @@ TEST_CASE("an env var removed from git goes, another manager's stays", "[localap
   Json removed = desired();
   removed["spec"]["template"]["spec"]["containers"][0]["env"].erase(1);
   Json result = local_apply(live(), removed, "opctl");
-  CHECK(container(result)["env"] == Json::parse(R"([{"name":"A","value":"1"},{"name":"THEIRS","value":"t"}])"));
+  CHECK(container(result)["env"] ==
+        Json::parse(R"([{"name":"A","value":"1"},{"name":"THEIRS","value":"t"}])"));
 }
 
 TEST_CASE("an env var added in git is appended; a changed one changes in place", "[localapply]") {
@@ -93,12 +96,14 @@ TEST_CASE("a reordered list takes the desired order, others' elements before the
   std::swap(env[0], env[1]);
   Json result = local_apply(live(), reordered, "opctl");
   std::vector<std::string> names;
-  for (const auto& item : container(result)["env"]) names.push_back(item["name"]);
+  for (const auto& item : container(result)["env"])
+    names.push_back(item["name"]);
   CHECK(names == std::vector<std::string>{"THEIRS", "B", "A"});
 }
 
 TEST_CASE("a Secret's stringData lands in data, encoded, as the server stores it", "[localapply][secrets]") {
-  Json secret = Json::parse(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"a":"YWFh"}})");
+  Json secret =
+      Json::parse(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"a":"YWFh"}})");
   Json wanted = Json::parse(R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},
     "stringData":{"b":"bbb","a":"xy"}})");
   Json result = local_apply(secret, wanted, "opctl");
@@ -111,7 +116,8 @@ TEST_CASE("set lists keep others' values and drop the ones opctl gave up", "[loc
     "finalizers":["a","theirs","b"],
     "managedFields":[{"manager":"opctl","operation":"Apply","fieldsType":"FieldsV1",
       "fieldsV1":{"f:metadata":{"f:finalizers":{"v:\"a\"":{},"v:\"b\"":{}}}}}]}})");
-  Json wanted = Json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x","finalizers":["a","c"]}})");
+  Json wanted =
+      Json::parse(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"x","finalizers":["a","c"]}})");
   Json result = local_apply(namespace_object, wanted, "opctl");
   CHECK(result["metadata"]["finalizers"] == Json{"a", "c", "theirs"});
 }

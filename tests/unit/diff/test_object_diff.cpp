@@ -33,7 +33,9 @@ TEST_CASE("normalise drops server-owned metadata, status and last-applied", "[di
                  {"annotations", {{k_last_applied_annotation, "{}"}}}}},
                {"status", {{"phase", "x"}}},
                {"data", {{"a", "b"}}}};
-  CHECK(normalize(live) == Json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}},
+  CHECK(normalize(live) == Json{{"apiVersion", "v1"},
+                                {"kind", "ConfigMap"},
+                                {"metadata", {{"name", "x"}}},
                                 {"data", {{"a", "b"}}}});
 }
 
@@ -50,7 +52,8 @@ TEST_CASE("secret values are masked, and changed ones are marked", "[diff][secre
 }
 
 TEST_CASE("an unchanged secret is unchanged even though masked", "[diff][secrets]") {
-  CHECK(compare_objects(k_secret_key, "v1", {}, secret("b2xk"), secret("b2xk"), {}).change == Change::unchanged);
+  CHECK(compare_objects(k_secret_key, "v1", {}, secret("b2xk"), secret("b2xk"), {}).change ==
+        Change::unchanged);
 }
 
 TEST_CASE("added and pruned objects have one side only", "[diff]") {
@@ -62,12 +65,15 @@ TEST_CASE("added and pruned objects have one side only", "[diff]") {
 }
 
 TEST_CASE("ignore rules leave fields out of the comparison", "[diff]") {
-  Json before = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "web"}}},
+  Json before = {{"apiVersion", "apps/v1"},
+                 {"kind", "Deployment"},
+                 {"metadata", {{"name", "web"}}},
                  {"spec", {{"replicas", 5}}}};
   Json after = before;
   after["spec"]["replicas"] = 2;
   ObjectKey key{"apps", "Deployment", "shop", "web"};
-  CHECK(compare_objects(key, "apps/v1", {}, before, after, {}).changed_paths == std::vector<std::string>{"/spec/replicas"});
+  CHECK(compare_objects(key, "apps/v1", {}, before, after, {}).changed_paths ==
+        std::vector<std::string>{"/spec/replicas"});
   CompareOptions options;
   options.ignore_rules.push_back({"apps", "Deployment", "", "", {"/spec/replicas"}});
   CHECK(compare_objects(key, "apps/v1", {}, before, after, options).change == Change::unchanged);
@@ -75,21 +81,25 @@ TEST_CASE("ignore rules leave fields out of the comparison", "[diff]") {
   CHECK(compare_objects(key, "apps/v1", {}, before, after, options).change == Change::changed);
 }
 
-TEST_CASE("local apply merges maps and keyed lists, keeps others' fields, drops fields opctl gave up", "[diff]") {
+TEST_CASE("local apply merges maps and keyed lists, keeps others' fields, drops fields opctl gave up",
+          "[diff]") {
   Json live = Json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c",
     "labels":{"mine":"1","theirs":"2"},
     "managedFields":[{"manager":"opctl","operation":"Apply","fieldsType":"FieldsV1",
       "fieldsV1":{"f:metadata":{"f:labels":{"f:mine":{}}},"f:data":{"f:old":{},"f:kept":{}}}}]},
     "data":{"old":"x","kept":"y","foreign":"z"}})");
-  Json desired = Json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"mine":"1"}},
+  Json desired =
+      Json::parse(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","labels":{"mine":"1"}},
     "data":{"kept":"y2","new":"n"}})");
   Json result = local_apply(live, desired, "opctl");
   CHECK(result["data"] == Json{{"kept", "y2"}, {"new", "n"}, {"foreign", "z"}});
   CHECK(result["metadata"]["labels"] == Json{{"mine", "1"}, {"theirs", "2"}});
 }
 
-TEST_CASE("changed paths name the list element removed, added or changed, not every index after it", "[diff]") {
-  Json before = Json::parse(R"({"env":[{"name":"A","value":"1"},{"name":"B","value":"2"},{"name":"C","value":"3"}]})");
+TEST_CASE("changed paths name the list element removed, added or changed, not every index after it",
+          "[diff]") {
+  Json before =
+      Json::parse(R"({"env":[{"name":"A","value":"1"},{"name":"B","value":"2"},{"name":"C","value":"3"}]})");
   Json removed = Json::parse(R"({"env":[{"name":"A","value":"1"},{"name":"C","value":"3"}]})");
   CHECK(changed_paths(before, removed) == std::vector<std::string>{"/env/1"});
   Json added = before;
@@ -99,7 +109,8 @@ TEST_CASE("changed paths name the list element removed, added or changed, not ev
   changed["env"][1]["value"] = "two";
   CHECK(changed_paths(before, changed) == std::vector<std::string>{"/env/1/value"});
   Json fields = {{"a", 1}, {"b", {{"c", 2}}}};
-  CHECK(changed_paths(fields, Json{{"b", {{"c", 3}}}, {"d", 4}}) == std::vector<std::string>{"/a", "/b/c", "/d"});
+  CHECK(changed_paths(fields, Json{{"b", {{"c", 3}}}, {"d", 4}}) ==
+        std::vector<std::string>{"/a", "/b/c", "/d"});
   CHECK(changed_paths(fields, fields).empty());
 }
 
@@ -120,7 +131,8 @@ TEST_CASE("ignore rules match by group, kind, namespace and name; bad pointers a
   CHECK_FALSE(IgnoreRule{"", "Deployment", "", "", {}}.matches(key));  // empty group: the core group
   CHECK_FALSE(IgnoreRule{"apps", "Deployment", "other", "", {}}.matches(key));
   Json object = {{"spec", {{"replicas", 2}, {"list", {1, 2, 3}}}}};
-  remove_ignored_fields(object, key, {{"apps", "Deployment", "", "", {"/spec/list/1", "/spec/list/x", "/a~2", "/missing"}}});
+  remove_ignored_fields(
+      object, key, {{"apps", "Deployment", "", "", {"/spec/list/1", "/spec/list/x", "/a~2", "/missing"}}});
   CHECK(object == Json{{"spec", {{"replicas", 2}, {"list", {1, 3}}}}});
 }
 

@@ -24,9 +24,12 @@ class FixedRandom : public RandomSource {
 
 inline model::Object object_from_yaml(const std::string& text, const std::string& file = "backup.yaml") {
   auto documents = model::parse_yaml_documents(text, file);
-  return model::Object(documents.front().value, {file, documents.front().line}, documents.front().field_lines);
+  return model::Object(documents.front().value, {file, documents.front().line},
+                       documents.front().field_lines);
 }
 
-inline model::Json json_from_yaml(const std::string& text) { return model::parse_yaml_documents(text, "inline").front().value; }
+inline model::Json json_from_yaml(const std::string& text) {
+  return model::parse_yaml_documents(text, "inline").front().value;
+}
 
 }  // namespace opctl::kinds::test

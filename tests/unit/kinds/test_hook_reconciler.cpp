@@ -93,15 +93,20 @@ TEST_CASE("given a good answer, children, status and resync come from it", "[kin
 TEST_CASE("given a failing or malformed hook, Degraded says why and nothing is deleted", "[kinds][hook]") {
   std::string seen;
   for (auto [answer, fail, message] :
-       {std::tuple{std::string("the hook /bin/true exited with status 3: boom"), true, std::string("status 3")},
+       {std::tuple{std::string("the hook /bin/true exited with status 3: boom"), true,
+                   std::string("status 3")},
         std::tuple{std::string("not json"), false, std::string("not a JSON object")},
         std::tuple{std::string(R"({"status": {}})"), false, std::string("no \"children\" list")},
-        std::tuple{std::string(R"({"children": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}]})"),
-                   false, std::string("not among this kind's children")},
-        std::tuple{std::string(R"({"children": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
+        std::tuple{
+            std::string(
+                R"({"children": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}]})"),
+            false, std::string("not among this kind's children")},
+        std::tuple{
+            std::string(R"({"children": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c",
                    "namespace": "other"}}]})"),
-                   false, std::string("children live in the parent's namespace ns")},
-        std::tuple{std::string(R"({"children": [{"kind": "ConfigMap"}]})"), false, std::string("lacks apiVersion")}}) {
+            false, std::string("children live in the parent's namespace ns")},
+        std::tuple{std::string(R"({"children": [{"kind": "ConfigMap"}]})"), false,
+                   std::string("lacks apiVersion")}}) {
     INFO(answer);
     auto result = run(answer, seen, fail);
     CHECK(result.keep_unlisted);

@@ -9,11 +9,14 @@ using namespace opctl::kinds;
 
 namespace {
 
-ParentRef parent() { return {"opctl.io/v1alpha1", "Backup", "shop", "nightly", "uid-1", 4}; }
+ParentRef parent() {
+  return {"opctl.io/v1alpha1", "Backup", "shop", "nightly", "uid-1", 4};
+}
 
 }  // namespace
 
-TEST_CASE("given a desired child, we stamp namespace, owner label and a controller ownerReference", "[kinds]") {
+TEST_CASE("given a desired child, we stamp namespace, owner label and a controller ownerReference",
+          "[kinds]") {
   Json child = {{"apiVersion", "batch/v1"},
                 {"kind", "Job"},
                 {"metadata", {{"name", "j"}, {"annotations", {{"opctl.io/create-only", "true"}}}}}};
@@ -23,42 +26,52 @@ TEST_CASE("given a desired child, we stamp namespace, owner label and a controll
   CHECK(prepared.body["metadata"]["namespace"] == "shop");
   CHECK(prepared.body["metadata"]["labels"]["opctl.io/owner-uid"] == "uid-1");
   CHECK_FALSE(prepared.body["metadata"].contains("annotations"));
-  CHECK(prepared.body["metadata"]["ownerReferences"] ==
-        Json::array({{{"apiVersion", "opctl.io/v1alpha1"}, {"kind", "Backup"}, {"name", "nightly"}, {"uid", "uid-1"},
-                      {"controller", true}, {"blockOwnerDeletion", true}}}));
+  CHECK(prepared.body["metadata"]["ownerReferences"] == Json::array({{{"apiVersion", "opctl.io/v1alpha1"},
+                                                                      {"kind", "Backup"},
+                                                                      {"name", "nightly"},
+                                                                      {"uid", "uid-1"},
+                                                                      {"controller", true},
+                                                                      {"blockOwnerDeletion", true}}}));
   CHECK(controlled_by(prepared.body, "uid-1"));
   CHECK_FALSE(controlled_by(prepared.body, "uid-2"));
 }
 
 TEST_CASE("given a child in another namespace, preparing it is a problem", "[kinds]") {
-  Json child = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "c"}, {"namespace", "other"}}}};
+  Json child = {
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "c"}, {"namespace", "other"}}}};
   CHECK(prepare_child(child, parent()).problem.find("parent's namespace shop") != std::string::npos);
 }
 
 TEST_CASE("the controller's finalizers are read from its managedFields entry", "[kinds]") {
-  Json live = {{"metadata",
-                {{"finalizers", {"a.io/x", "opctl.io/hook-finalizer"}},
-                 {"managedFields",
-                  {{{"manager", "opctl-controller"},
-                    {"operation", "Apply"},
-                    {"fieldsV1", {{"f:metadata", {{"f:finalizers", {{".", Json::object()},
-                                                                    {"v:\"opctl.io/hook-finalizer\"", Json::object()}}}}}}}},
-                   {{"manager", "opctl-controller"},
-                    {"operation", "Apply"},
-                    {"subresource", "status"},
-                    {"fieldsV1", {{"f:status", Json::object()}}}},
-                   {{"manager", "other"},
-                    {"operation", "Apply"},
-                    {"fieldsV1", {{"f:metadata", {{"f:finalizers", {{"v:\"a.io/x\"", Json::object()}}}}}}}}}}}}};
+  Json live = {
+      {"metadata",
+       {{"finalizers", {"a.io/x", "opctl.io/hook-finalizer"}},
+        {"managedFields",
+         {{{"manager", "opctl-controller"},
+           {"operation", "Apply"},
+           {"fieldsV1",
+            {{"f:metadata",
+              {{"f:finalizers",
+                {{".", Json::object()}, {"v:\"opctl.io/hook-finalizer\"", Json::object()}}}}}}}},
+          {{"manager", "opctl-controller"},
+           {"operation", "Apply"},
+           {"subresource", "status"},
+           {"fieldsV1", {{"f:status", Json::object()}}}},
+          {{"manager", "other"},
+           {"operation", "Apply"},
+           {"fieldsV1", {{"f:metadata", {{"f:finalizers", {{"v:\"a.io/x\"", Json::object()}}}}}}}}}}}}};
   CHECK(managed_finalizers(live, "opctl-controller") == std::set<std::string>{"opctl.io/hook-finalizer"});
-  CHECK(finalizer_body(parent(), {})["metadata"] == Json{{"name", "nightly"}, {"namespace", "shop"}, {"uid", "uid-1"}});
+  CHECK(finalizer_body(parent(), {})["metadata"] ==
+        Json{{"name", "nightly"}, {"namespace", "shop"}, {"uid", "uid-1"}});
 }
 
 TEST_CASE("conditions keep lastTransitionTime while their status holds", "[kinds]") {
-  Json live = Json::array({{{"type", "Ready"}, {"status", "True"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}},
-                           {{"type", "Degraded"}, {"status", "True"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}}});
+  Json live = Json::array(
+      {{{"type", "Ready"}, {"status", "True"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}},
+       {{"type", "Degraded"}, {"status", "True"}, {"lastTransitionTime", "2026-01-01T00:00:00Z"}}});
   auto now = *parse_time("2026-02-02T00:00:00Z");
-  Json merged = merge_conditions({{"Ready", true, "Scheduled", "ok"}, {"Degraded", false, "AsExpected", ""}}, live, 7, now);
+  Json merged = merge_conditions({{"Ready", true, "Scheduled", "ok"}, {"Degraded", false, "AsExpected", ""}},
+                                 live, 7, now);
   CHECK(merged[0]["lastTransitionTime"] == "2026-01-01T00:00:00Z");
   CHECK(merged[0]["status"] == "True");
   CHECK(merged[0]["observedGeneration"] == 7);
@@ -87,10 +100,11 @@ TEST_CASE("the schema DSL checks types, required fields, enums and unknown field
                   .field("mode", Schema::string().enumerate({"a", "b"}))
                   .field("tags", Schema::array(Schema::string()));
   std::vector<schema::Issue> issues;
-  spec.validate(Json{{"name", "long"}, {"size", "big"}, {"mode", "c"}, {"tags", {"x", 1}}, {"extra", true}}, "/spec",
-                "spec", issues);
+  spec.validate(Json{{"name", "long"}, {"size", "big"}, {"mode", "c"}, {"tags", {"x", 1}}, {"extra", true}},
+                "/spec", "spec", issues);
   std::vector<std::string> lines;
-  for (const auto& issue : issues) lines.push_back(issue.pointer + " " + issue.field + ": " + issue.message);
+  for (const auto& issue : issues)
+    lines.push_back(issue.pointer + " " + issue.field + ": " + issue.message);
   CHECK(lines == std::vector<std::string>{
                      "/spec/extra spec.extra: unknown field \"extra\" (known: name, size, mode, tags)",
                      "/spec/mode spec.mode: \"c\" is not one of a, b",

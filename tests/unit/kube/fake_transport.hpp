@@ -32,7 +32,8 @@ class FakeTransport : public HttpTransport {
 
   int count(const std::string& path_prefix) const {
     int n = 0;
-    for (const auto& request : requests) n += request.path.rfind(path_prefix, 0) == 0 ? 1 : 0;
+    for (const auto& request : requests)
+      n += request.path.rfind(path_prefix, 0) == 0 ? 1 : 0;
     return n;
   }
 

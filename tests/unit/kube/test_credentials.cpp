@@ -41,7 +41,8 @@ struct PluginDir {
   int runs() const {
     std::ifstream in(path / "count");
     int lines = 0;
-    for (std::string line; std::getline(in, line);) ++lines;
+    for (std::string line; std::getline(in, line);)
+      ++lines;
     return lines;
   }
   void credential(const std::string& token, std::optional<std::chrono::seconds> expires_in) const {
@@ -78,7 +79,8 @@ TEST_CASE("an exec plugin's token is cached until shortly before it expires", "[
   SECTION("an hour left: one run for many batches") {
     dir.credential("t1", std::chrono::hours(1));
     CredentialSource source(dir.cluster());
-    for (int i = 0; i < 3; ++i) CHECK(source.current().bearer_token == "t1");
+    for (int i = 0; i < 3; ++i)
+      CHECK(source.current().bearer_token == "t1");
     CHECK(dir.runs() == 1);
     CHECK(source.exec_runs() == 1);
   }

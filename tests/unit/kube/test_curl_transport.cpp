@@ -68,7 +68,8 @@ TEST_CASE("a GET that cannot connect is retried up to the attempt budget and say
   CHECK(transport->stats().retries == 2);
   REQUIRE(log.size() == 3);
   CHECK_THAT(log[0], Catch::Contains("GET /api/v1/namespaces -> ") && Catch::Contains("will retry"));
-  for (const auto& line : log) CHECK_THAT(line, !Catch::Contains("opctl-unit-secret-token"));
+  for (const auto& line : log)
+    CHECK_THAT(line, !Catch::Contains("opctl-unit-secret-token"));
   CHECK_THAT(status.message, !Catch::Contains("opctl-unit-secret-token"));
 }
 
@@ -107,5 +108,6 @@ TEST_CASE("a server URL with user information never shows it in errors or logs",
   auto response = transport->send(get("/api"));
   CHECK_THAT(response.transport_error, Catch::Contains("https://127.0.0.1:1/api"));
   CHECK_THAT(response.transport_error, !Catch::Contains("kube-pw-123"));
-  for (const auto& line : log) CHECK_THAT(line, !Catch::Contains("kube-pw-123"));
+  for (const auto& line : log)
+    CHECK_THAT(line, !Catch::Contains("kube-pw-123"));
 }

@@ -166,7 +166,8 @@ TEST_CASE("a server URL's user information never reaches the cache's path or con
   CacheDir dir;
   FakeTransport server;
   serve(server);
-  RestMapper(server, {dir.path.string(), "https://admin:kube-pw@a.example:6443", std::chrono::seconds(600)}).all();
+  RestMapper(server, {dir.path.string(), "https://admin:kube-pw@a.example:6443", std::chrono::seconds(600)})
+      .all();
   DiscoveryCache cache({dir.path.string(), "https://admin:kube-pw@a.example:6443", {}});
   CHECK(cache.file() == dir.path / "a.example_6443" / "aggregated.json");
   std::ifstream in(cache.file());

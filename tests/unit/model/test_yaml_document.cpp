@@ -36,7 +36,8 @@ TEST_CASE("plain scalars are typed as kubectl types them, quoted ones stay strin
 }
 
 TEST_CASE("field lines are recorded as JSON pointers", "[yaml]") {
-  auto document = parse_yaml_documents("metadata:\n  name: web\nspec:\n  ports:\n    - port: 80\n", "f.yaml").front();
+  auto document =
+      parse_yaml_documents("metadata:\n  name: web\nspec:\n  ports:\n    - port: 80\n", "f.yaml").front();
   CHECK(document.field_lines.at("/metadata/name") == 2);
   CHECK(document.field_lines.at("/spec/ports/0/port") == 5);
 }
@@ -58,7 +59,8 @@ TEST_CASE("an alias bomb is refused instead of expanded", "[yaml]") {
   char previous = 'a';
   for (char name = 'b'; name <= 'j'; ++name) {
     bomb += std::string(1, name) + ": &" + name + " [";
-    for (int i = 0; i < 10; ++i) bomb += std::string(i ? ", *" : "*") + previous;
+    for (int i = 0; i < 10; ++i)
+      bomb += std::string(i ? ", *" : "*") + previous;
     bomb += "]\n";
     previous = name;
   }
@@ -70,9 +72,9 @@ TEST_CASE("duplicate mapping keys are an error", "[yaml]") {
 }
 
 TEST_CASE("to_yaml round-trips through the parser", "[yaml]") {
-  opctl::model::Json value = {{"name", "web"},      {"replicas", 2},     {"flag", "true"},
-                              {"empty", ""},        {"list", {1, "a"}},  {"text", "line one\nline two\n"},
-                              {"colon", "a: b"},    {"nothing", nullptr}};
+  opctl::model::Json value = {{"name", "web"},   {"replicas", 2},     {"flag", "true"},
+                              {"empty", ""},     {"list", {1, "a"}},  {"text", "line one\nline two\n"},
+                              {"colon", "a: b"}, {"nothing", nullptr}};
   auto back = parse_yaml_documents(opctl::model::to_yaml(value), "x.yaml").front().value;
   CHECK(back == value);
 }

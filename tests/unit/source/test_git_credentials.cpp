@@ -1,6 +1,5 @@
 // Authentication planning and host key messages (no network).
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 
@@ -36,12 +35,14 @@ TEST_CASE("a token is sent as basic auth with x-access-token or the URL's user",
   TempDir dir;
   GitCredentials credentials;
   credentials.token_file = dir.write("token", "tok123\n");
-  auto auth = plan_auth(parse_git_url("https://git.example.com/r.git", "/"), credentials, environment_in(dir));
+  auto auth =
+      plan_auth(parse_git_url("https://git.example.com/r.git", "/"), credentials, environment_in(dir));
   REQUIRE(auth.candidates.size() == 1);
   CHECK(auth.candidates[0].username == "x-access-token");
   CHECK(auth.candidates[0].secret == "tok123");
   CHECK(auth.secrets == std::vector<std::string>{"tok123"});
-  auto gitlab = plan_auth(parse_git_url("https://oauth2@gitlab.example.com/r.git", "/"), credentials, environment_in(dir));
+  auto gitlab = plan_auth(parse_git_url("https://oauth2@gitlab.example.com/r.git", "/"), credentials,
+                          environment_in(dir));
   CHECK(gitlab.candidates[0].username == "oauth2");
 }
 
@@ -50,7 +51,8 @@ TEST_CASE("the token file wins over OPCTL_GIT_TOKEN, basic auth over both", "[gi
   GitCredentials credentials;
   credentials.token = "from-env";
   auto url = parse_git_url("https://h/r.git", "/");
-  CHECK(plan_auth(url, credentials, environment_in(dir)).candidates[0].description == "token from OPCTL_GIT_TOKEN");
+  CHECK(plan_auth(url, credentials, environment_in(dir)).candidates[0].description ==
+        "token from OPCTL_GIT_TOKEN");
   credentials.token_file = dir.write("token", "from-file");
   CHECK(plan_auth(url, credentials, environment_in(dir)).candidates[0].secret == "from-file");
   credentials.basic_auth_file = dir.write("basic", "alice:pa:ss\n");
@@ -115,7 +117,8 @@ TEST_CASE("host key problems say what to do", "[git_credentials]") {
   TempDir dir;
   auto url = parse_git_url("ssh://git@127.0.0.1:2222/srv/r.git", "/");
   GitCredentials credentials;
-  credentials.known_hosts_file = dir.write("known_hosts", "[127.0.0.1]:2222 ssh-ed25519 " + std::string(k_ed25519) + "\n");
+  credentials.known_hosts_file =
+      dir.write("known_hosts", "[127.0.0.1]:2222 ssh-ed25519 " + std::string(k_ed25519) + "\n");
   auto auth = plan_auth(url, credentials, environment_in(dir));
   std::string key = *base64_decode(k_ed25519);
   CHECK(host_key_problem(url, auth, key).empty());

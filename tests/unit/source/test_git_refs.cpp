@@ -13,7 +13,8 @@ TEST_CASE("a plain name is tried as a tag, then as a branch", "[git_refs]") {
 }
 
 TEST_CASE("full reference names map to the cache's namespaces", "[git_refs]") {
-  CHECK(ref_candidates("refs/heads/release/1.x").references == std::vector<std::string>{"refs/remotes/origin/release/1.x"});
+  CHECK(ref_candidates("refs/heads/release/1.x").references ==
+        std::vector<std::string>{"refs/remotes/origin/release/1.x"});
   CHECK(ref_candidates("refs/tags/v1").references == std::vector<std::string>{"refs/tags/v1"});
 }
 

@@ -1,11 +1,10 @@
 // The git source end to end on local repositories built with libgit2 (no
 // network, no git binary): refs, paths, ignore files, the cache and its repair,
 // and the revision of a plain directory inside a work tree.
-#include <catch2/catch.hpp>
-
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -79,8 +78,8 @@ struct Upstream {
       check(git_commit_lookup(&parent, repository.get(), &parent_id));
     const git_commit* parents[] = {parent};
     git_oid id;
-    check(git_commit_create(&id, repository.get(), nullptr, signature, signature, nullptr, message.c_str(), tree,
-                            parent ? 1 : 0, parents));
+    check(git_commit_create(&id, repository.get(), nullptr, signature, signature, nullptr, message.c_str(),
+                            tree, parent ? 1 : 0, parents));
     git_reference* reference = nullptr;
     check(git_reference_create(&reference, repository.get(), ref.c_str(), &id, 1, "test"));
     git_reference_free(reference);
@@ -123,7 +122,8 @@ struct Sandbox {
 
   std::vector<std::string> paths(const DesiredSource& source) const {
     std::vector<std::string> out;
-    for (const auto& file : source.files) out.push_back(file.path.substr(file.path.find(':', 8) + 1));
+    for (const auto& file : source.files)
+      out.push_back(file.path.substr(file.path.find(':', 8) + 1));
     return out;
   }
 
@@ -162,7 +162,8 @@ TEST_CASE("the default branch is read from the commit's tree with its revision",
   auto source = load_desired_source(sandbox.options("", "apps/"));
   CHECK(sandbox.paths(source) == std::vector<std::string>{"apps/cm.yaml", "apps/z.json"});
   CHECK(source.files[0].content == k_config_map);
-  CHECK(source.files[0].path == "file://" + sandbox.upstream.dir.string() + "@" + sha.substr(0, 7) + ":apps/cm.yaml");
+  CHECK(source.files[0].path ==
+        "file://" + sandbox.upstream.dir.string() + "@" + sha.substr(0, 7) + ":apps/cm.yaml");
   const auto& revision = source.revision;
   CHECK(revision.commit == sha);
   CHECK(revision.ref == "main");
@@ -192,8 +193,8 @@ TEST_CASE("unknown refs and missing paths are input errors naming repo and ref",
   Sandbox sandbox;
   sandbox.upstream.commit({{"a.yaml", "1"}}, "first");
   CHECK_THROWS_AS(load_desired_source(sandbox.options("nope")), opctl::InvalidInputError);
-  CHECK_THAT(error_of(sandbox.options("nope")),
-             Catch::Equals("repo file://" + sandbox.upstream.dir.string() + " has no branch, tag or commit \"nope\""));
+  CHECK_THAT(error_of(sandbox.options("nope")), Catch::Equals("repo file://" + sandbox.upstream.dir.string() +
+                                                              " has no branch, tag or commit \"nope\""));
   CHECK_THAT(error_of(sandbox.options("main", "missing")), Catch::Contains("at ref main (commit "));
   CHECK_THAT(error_of(sandbox.options("main", "missing")), Catch::Contains("has no path \"missing\""));
   CHECK_THAT(error_of(sandbox.options("main", "../up")), Catch::Contains("leaves the repository"));
@@ -246,13 +247,16 @@ TEST_CASE("a damaged cache is removed and cloned again with a warning", "[git_so
   std::string sha = sandbox.upstream.commit({{"a.yaml", "1"}}, "first");
   load_desired_source(sandbox.options());
   fs::path entry = sandbox.cache_entry();
-  SECTION("a missing HEAD") { fs::remove(entry / "HEAD"); }
+  SECTION("a missing HEAD") {
+    fs::remove(entry / "HEAD");
+  }
   SECTION("truncated packs and objects") {
     for (const auto& file : fs::recursive_directory_iterator(entry / "objects"))
       if (file.is_regular_file()) fs::resize_file(file.path(), 10);
   }
   SECTION("another URL's cache") {
-    std::ofstream(entry / "config", std::ios::app) << "[remote \"origin\"]\n\turl = https://elsewhere/x.git\n";
+    std::ofstream(entry / "config", std::ios::app)
+        << "[remote \"origin\"]\n\turl = https://elsewhere/x.git\n";
   }
   auto source = load_desired_source(sandbox.options());
   CHECK(source.revision.commit == sha);
@@ -270,7 +274,8 @@ TEST_CASE(".opctlignore is honoured in git trees", "[git_source]") {
                            {"apps/b.draft.yaml", "b"},
                            {"apps/tests/t.yaml", "t"}},
                           "ignore");
-  CHECK(sandbox.paths(load_desired_source(sandbox.options("", "apps"))) == std::vector<std::string>{"apps/a.yaml"});
+  CHECK(sandbox.paths(load_desired_source(sandbox.options("", "apps"))) ==
+        std::vector<std::string>{"apps/a.yaml"});
 }
 
 TEST_CASE("a single file may be the path", "[git_source]") {
@@ -300,7 +305,8 @@ TEST_CASE("a plain directory in a work tree carries the work tree's revision", "
   check(git_tree_lookup(&tree, raw, &tree_id));
   git_signature* signature = nullptr;
   check(git_signature_new(&signature, "Ann", "ann@example.com", 1700000000, 0));
-  check(git_commit_create(&commit_id, raw, "HEAD", signature, signature, nullptr, "checkout", tree, 0, nullptr));
+  check(git_commit_create(&commit_id, raw, "HEAD", signature, signature, nullptr, "checkout", tree, 0,
+                          nullptr));
   git_signature_free(signature);
   git_tree_free(tree);
   git_remote* remote = nullptr;

@@ -70,6 +70,7 @@ TEST_CASE("credentials in URLs inside messages are masked", "[git_url]") {
   CHECK(redact_credentials("http://user:pass@h:8080/x and https://h/y") == "http://h:8080/x and https://h/y");
   CHECK(redact_credentials("ssh://git:pw@host/r") == "ssh://git:***@host/r");
   CHECK(redact_credentials("ssh://git@host/r") == "ssh://git@host/r");
-  CHECK(redact_credentials("no urls, just a token abc123 here", {"abc123"}) == "no urls, just a token *** here");
+  CHECK(redact_credentials("no urls, just a token abc123 here", {"abc123"}) ==
+        "no urls, just a token *** here");
   CHECK(redact_credentials("email a@b.c is no URL") == "email a@b.c is no URL");
 }

@@ -21,8 +21,9 @@ std::vector<opctl::Problem> problems_of(const std::vector<ManifestFile>& files) 
 TEST_CASE("objects from several files and documents keep their file and line", "[manifests]") {
   auto objects = parse_manifests({
       {"a.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"},
-      {"b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n---\n"
-                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n  namespace: shop\n"},
+      {"b.yaml",
+       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n---\n"
+       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n  namespace: shop\n"},
   });
   REQUIRE(objects.size() == 3);
   CHECK(objects[2].name() == "two");
@@ -44,15 +45,16 @@ TEST_CASE("a kind: List is expanded into its items with their own lines", "[mani
 }
 
 TEST_CASE("JSON manifests are read too", "[manifests]") {
-  auto objects =
-      parse_manifests({{"cm.json", R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}})"}});
+  auto objects = parse_manifests(
+      {{"cm.json", R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}})"}});
   REQUIRE(objects.size() == 1);
   CHECK(objects[0].name() == "j");
 }
 
 TEST_CASE("identity problems name the file, line and field", "[manifests]") {
-  auto problems = problems_of({{"x.yaml", "apiVersion: v1\nmetadata:\n  name: a\n---\n"
-                                          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 7\n"}});
+  auto problems = problems_of({{"x.yaml",
+                                "apiVersion: v1\nmetadata:\n  name: a\n---\n"
+                                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 7\n"}});
   REQUIRE(problems.size() == 2);
   CHECK(problems[0].file == "x.yaml");
   CHECK(problems[0].line == 1);
@@ -63,8 +65,9 @@ TEST_CASE("identity problems name the file, line and field", "[manifests]") {
 }
 
 TEST_CASE("a label that is not a string is an error pointing at it", "[manifests]") {
-  auto problems = problems_of({{"l.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n"
-                                          "    enabled: true\n"}});
+  auto problems = problems_of({{"l.yaml",
+                                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n"
+                                "    enabled: true\n"}});
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].field == "metadata.labels.enabled");
   CHECK(problems[0].line == 6);
@@ -81,11 +84,12 @@ TEST_CASE("duplicates are reported with both places", "[manifests]") {
 }
 
 TEST_CASE("the same name in another namespace or kind is not a duplicate", "[manifests]") {
-  CHECK(parse_manifests({
-                            {"a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: a\n"},
-                            {"b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: b\n"},
-                            {"c.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm\n  namespace: a\n"},
-                        })
+  CHECK(parse_manifests(
+            {
+                {"a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: a\n"},
+                {"b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  namespace: b\n"},
+                {"c.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: cm\n  namespace: a\n"},
+            })
             .size() == 3);
 }
 
@@ -107,7 +111,8 @@ TEST_CASE("problems in every file are reported together", "[manifests]") {
 TEST_CASE("a file over the size limit is refused", "[manifests]") {
   opctl::source::ParseOptions options;
   options.file_limits.max_file_bytes = 10;
-  CHECK_THROWS_WITH(parse_manifests({{"big.yaml", std::string(11, 'a')}}, options), Catch::Contains("over the limit"));
+  CHECK_THROWS_WITH(parse_manifests({{"big.yaml", std::string(11, 'a')}}, options),
+                    Catch::Contains("over the limit"));
 }
 
 TEST_CASE("names the API server would refuse are errors naming file, line and field", "[manifests]") {

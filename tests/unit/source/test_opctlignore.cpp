@@ -1,16 +1,15 @@
 // .opctlignore: gitignore matching, and how the manifest walk applies it.
 #include <catch2/catch.hpp>
-
 #include <map>
 
 #include "source/manifest_tree.hpp"
-#include "support/memory_tree.hpp"
 #include "source/opctlignore.hpp"
+#include "support/memory_tree.hpp"
 
 using opctl::source::CollectOptions;
 using opctl::source::FileTree;
-using opctl::source::IgnoreRules;
 using opctl::source::glob_segment_match;
+using opctl::source::IgnoreRules;
 
 namespace {
 
@@ -36,7 +35,8 @@ std::vector<std::string> collected(MemoryTree tree, const std::string& root) {
                          },
                          {}};
   std::vector<std::string> paths;
-  for (const auto& file : opctl::source::collect_manifests(tree, root, options)) paths.push_back(file.path);
+  for (const auto& file : opctl::source::collect_manifests(tree, root, options))
+    paths.push_back(file.path);
   return paths;
 }
 
@@ -46,27 +46,27 @@ TEST_CASE("gitignore patterns match as git matches them", "[opctlignore]") {
   // Given one rule set and a path, we should agree with `git check-ignore`.
   const Case cases[] = {
       {"*.yaml", "a.yaml", false, true},
-      {"*.yaml", "deep/dir/a.yaml", false, true},          // no slash: any depth
+      {"*.yaml", "deep/dir/a.yaml", false, true},  // no slash: any depth
       {"*.yaml", "a.json", false, false},
-      {"/top.yaml", "top.yaml", false, true},              // leading slash anchors
+      {"/top.yaml", "top.yaml", false, true},  // leading slash anchors
       {"/top.yaml", "sub/top.yaml", false, false},
-      {"sub/a.yaml", "sub/a.yaml", false, true},           // a middle slash anchors too
+      {"sub/a.yaml", "sub/a.yaml", false, true},  // a middle slash anchors too
       {"sub/a.yaml", "x/sub/a.yaml", false, false},
-      {"build/", "build", true, true},                     // trailing slash: directories only
+      {"build/", "build", true, true},  // trailing slash: directories only
       {"build/", "build", false, false},
-      {"build/", "x/build/file.yaml", false, true},        // ... and everything in them
+      {"build/", "x/build/file.yaml", false, true},  // ... and everything in them
       {"**/tests", "a/b/tests", true, true},
-      {"**/tests", "tests", true, true},                   // leading ** also matches nothing
+      {"**/tests", "tests", true, true},  // leading ** also matches nothing
       {"a/**/b.yaml", "a/b.yaml", false, true},
       {"a/**/b.yaml", "a/x/y/b.yaml", false, true},
       {"a/**", "a/x/y.yaml", false, true},
-      {"a/**", "a", true, false},                          // trailing ** is what is inside
+      {"a/**", "a", true, false},  // trailing ** is what is inside
       {"?.yaml", "a.yaml", false, true},
       {"?.yaml", "ab.yaml", false, false},
       {"[ab].yaml", "b.yaml", false, true},
       {"[!ab].yaml", "b.yaml", false, false},
       {"[a-c]*.yaml", "cat.yaml", false, true},
-      {"*.yaml\n!keep.yaml", "keep.yaml", false, false},   // negation re-includes
+      {"*.yaml\n!keep.yaml", "keep.yaml", false, false},  // negation re-includes
       {"*.yaml\n!keep.yaml", "drop.yaml", false, true},
       {"dir/\n!dir/keep.yaml", "dir/keep.yaml", false, true},  // not inside an excluded directory
       {"dir/*\n!dir/keep.yaml", "dir/keep.yaml", false, false},
@@ -75,7 +75,7 @@ TEST_CASE("gitignore patterns match as git matches them", "[opctlignore]") {
       {"\\!bang.yaml", "!bang.yaml", false, true},
       {"trailing.yaml   ", "trailing.yaml", false, true},  // unescaped trailing blanks dropped
       {"*.yaml\r\n", "a.yaml", false, true},               // CRLF files
-      {"secret*", "secrets/x.yaml", false, true},         // directories match plain patterns too
+      {"secret*", "secrets/x.yaml", false, true},          // directories match plain patterns too
   };
   for (const auto& c : cases) {
     INFO("rules: " << c.rules << "  path: " << c.path);
@@ -118,22 +118,23 @@ TEST_CASE("the manifest walk honours ignore files at, above and below the root",
                    {"apps/.hidden/h.yaml", "x"},
                    {"apps/readme.md", "x"},
                    {"other/o.yaml", "x"}});
-  CHECK(collected(tree, "apps") ==
-        std::vector<std::string>{"repo@abc:apps/a.yaml", "repo@abc:apps/sub/b.local.yaml", "repo@abc:apps/sub/z.json"});
+  CHECK(collected(tree, "apps") == std::vector<std::string>{"repo@abc:apps/a.yaml",
+                                                            "repo@abc:apps/sub/b.local.yaml",
+                                                            "repo@abc:apps/sub/z.json"});
 }
 
 TEST_CASE("a directory with a kustomization becomes its rendered output", "[opctlignore]") {
   // Given a kustomization below the root, we should render it once and not read its files.
-  MemoryTree tree({{"a.yaml", "a"},
-                   {"overlay/kustomization.yaml", "k"},
-                   {"overlay/patch.yaml", "p"},
-                   {"z.yaml", "z"}});
+  MemoryTree tree(
+      {{"a.yaml", "a"}, {"overlay/kustomization.yaml", "k"}, {"overlay/patch.yaml", "p"}, {"z.yaml", "z"}});
   auto paths = collected(tree, "");
-  CHECK(paths == std::vector<std::string>{"repo@abc:a.yaml", "repo@abc:overlay (kustomize output)", "repo@abc:z.yaml"});
+  CHECK(paths == std::vector<std::string>{"repo@abc:a.yaml", "repo@abc:overlay (kustomize output)",
+                                          "repo@abc:z.yaml"});
 }
 
 TEST_CASE("manifests are sorted by path part by part", "[opctlignore]") {
   // Given a-b.yaml next to a directory a, we should list a/ first (as std::filesystem::path orders).
   MemoryTree tree({{"a-b.yaml", "1"}, {"a/x.yaml", "2"}, {"B.yml", "3"}});
-  CHECK(collected(tree, "") == std::vector<std::string>{"repo@abc:B.yml", "repo@abc:a/x.yaml", "repo@abc:a-b.yaml"});
+  CHECK(collected(tree, "") ==
+        std::vector<std::string>{"repo@abc:B.yml", "repo@abc:a/x.yaml", "repo@abc:a-b.yaml"});
 }

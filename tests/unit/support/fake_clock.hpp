@@ -31,7 +31,8 @@ class FakeClock : public Clock {
 
  private:
   mutable std::chrono::steady_clock::time_point steady_{std::chrono::hours(1000)};
-  mutable std::chrono::system_clock::time_point wall_{std::chrono::sys_days{std::chrono::year{2026} / 12 / 1}};
+  mutable std::chrono::system_clock::time_point wall_{
+      std::chrono::sys_days{std::chrono::year{2026} / 12 / 1}};
   mutable std::chrono::milliseconds slept_{0};
 };
 

@@ -25,7 +25,8 @@ class MemoryTree : public source::FileTree {
       names[rest.substr(0, slash)] = slash == std::string::npos ? Kind::file : Kind::directory;
     }
     std::vector<Entry> entries;
-    for (const auto& [name, kind] : names) entries.push_back({name, kind});
+    for (const auto& [name, kind] : names)
+      entries.push_back({name, kind});
     return entries;
   }
   std::string read(const std::string& path) const override { return files_.at(path); }

@@ -6,9 +6,10 @@ using opctl::validate::load_manifests;
 
 TEST_CASE("a bad document does not hide the good ones of its file", "[validate][loading]") {
   // Given a file whose second document lacks a name, we should keep the first and third for later checks.
-  auto loaded = load_manifests({{"a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n---\n"
-                                           "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n---\n"
-                                           "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: three}\n"}});
+  auto loaded = load_manifests({{"a.yaml",
+                                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: one}\n---\n"
+                                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n---\n"
+                                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: three}\n"}});
   REQUIRE(loaded.objects.size() == 2);
   CHECK(loaded.objects[1].name() == "three");
   CHECK(loaded.objects[1].location().line == 9);

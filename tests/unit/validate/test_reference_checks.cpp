@@ -77,18 +77,20 @@ spec:
 TEST_CASE("a RoleBinding to a Role not in the set is a warning with a suggestion", "[validate][references]") {
   // Given Roles in the set, we should warn about the misspelt one and the one in another namespace, but not
   // about the built-in ClusterRole view or ServiceAccounts (the set has none).
-  CHECK(warnings_for(k_rbac) == std::vector<std::string>{
-                                    "test.yaml:8: roleRef.name: Role shop/raeder is not in the manifests (did you "
-                                    "mean \"reader\"?)",
-                                    "test.yaml:19: roleRef.name: Role blog/reader is not in the manifests",
-                                });
+  CHECK(warnings_for(k_rbac) ==
+        std::vector<std::string>{
+            "test.yaml:8: roleRef.name: Role shop/raeder is not in the manifests (did you "
+            "mean \"reader\"?)",
+            "test.yaml:19: roleRef.name: Role blog/reader is not in the manifests",
+        });
 }
 
 TEST_CASE("references are checked only for kinds the set has", "[validate][references]") {
   // Given ConfigMaps but no Secrets and no ServiceAccounts in the set, we should only warn about ConfigMaps.
   CHECK(warnings_for(k_workload) ==
         std::vector<std::string>{
-            "test.yaml:17: spec.template.spec.containers[0].envFrom[1].configMapRef.name: ConfigMap shop/web-confg "
+            "test.yaml:17: spec.template.spec.containers[0].envFrom[1].configMapRef.name: ConfigMap "
+            "shop/web-confg "
             "is not in the manifests (did you mean \"web-config\"?)",
             "test.yaml:21: spec.template.spec.containers[0].env[0].valueFrom.configMapKeyRef.key: ConfigMap "
             "shop/web-config has no key \"MISSING\"",
@@ -112,7 +114,8 @@ spec:
             .empty());
 }
 
-TEST_CASE("a CronJob's ServiceAccount must be in the set when the set has ServiceAccounts", "[validate][references]") {
+TEST_CASE("a CronJob's ServiceAccount must be in the set when the set has ServiceAccounts",
+          "[validate][references]") {
   CHECK(warnings_for(R"(apiVersion: v1
 kind: ServiceAccount
 metadata: {name: web, namespace: shop}

@@ -80,21 +80,24 @@ OpenApiDocument small_document() {
 
 std::vector<Violation> check_widget(const std::string& spec_json) {
   auto document = small_document();
-  Json value = Json::parse(R"({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": )" +
-                           spec_json + "}");
+  Json value = Json::parse(
+      R"({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": )" +
+      spec_json + "}");
   return check_schema(value, *document.schema_for({"example.com", "v1", "Widget"}), document);
 }
 
 std::vector<std::string> fields_of(const std::vector<Violation>& violations) {
   std::vector<std::string> fields;
-  for (const auto& violation : violations) fields.push_back(violation.path.field);
+  for (const auto& violation : violations)
+    fields.push_back(violation.path.field);
   return fields;
 }
 
 }  // namespace
 
 TEST_CASE("a valid Deployment against the real apps/v1 schema has no violations", "[validate][schema]") {
-  // Given the example Deployment, we should find nothing: quantities, int-or-string ports and label maps are fine.
+  // Given the example Deployment, we should find nothing: quantities, int-or-string ports and label maps are
+  // fine.
   auto violations = check_deployment(std::string(k_deployment_head) + R"(  replicas: 2
   selector: {matchLabels: {app: web}}
   strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 1}}
@@ -110,7 +113,8 @@ TEST_CASE("a valid Deployment against the real apps/v1 schema has no violations"
           resources: {requests: {cpu: 50m, memory: 64Mi}, limits: {cpu: 1, memory: 1.5Gi}}
           readinessProbe: {httpGet: {path: /, port: http}}
 )");
-  for (const auto& violation : violations) INFO(violation.path.field << ": " << violation.message);
+  for (const auto& violation : violations)
+    INFO(violation.path.field << ": " << violation.message);
   CHECK(violations.empty());
 }
 
@@ -134,12 +138,14 @@ TEST_CASE("an unknown field is an error that suggests the closest known one", "[
   CHECK(violations[0].path.field == "spec.templat");
   CHECK(violations[0].message == "unknown field (did you mean \"template\"?)");
   CHECK(violations[1].path.field == "spec.template.spec.containers[0].imagePullPolicy");
-  CHECK(violations[1].message == "unsupported value \"Sometimes\": must be one of \"Always\", \"IfNotPresent\", \"Never\"");
+  CHECK(violations[1].message ==
+        "unsupported value \"Sometimes\": must be one of \"Always\", \"IfNotPresent\", \"Never\"");
 }
 
 TEST_CASE("a missing required field is reported where it belongs", "[validate][schema]") {
   // Given a container without a name (required) and a Deployment without a selector (required)
-  auto violations = check_deployment(std::string(k_deployment_head) + R"(  template: {spec: {containers: [{image: nginx}]}}
+  auto violations =
+      check_deployment(std::string(k_deployment_head) + R"(  template: {spec: {containers: [{image: nginx}]}}
 )");
   CHECK(fields_of(violations) ==
         std::vector<std::string>{"spec.template.spec.containers[0].name", "spec.selector"});
@@ -176,7 +182,8 @@ TEST_CASE("every problem of one object is reported in one run", "[validate][sche
   CHECK(violations[1].message == "must be an integer, not the number 1.5");
   CHECK(violations[2].message == "must be a string, not the number 7 (quote it)");
   CHECK(violations[4].message ==
-        "duplicate entry with name=\"A\" (the same key as spec.template.spec.containers[0].env[0]; server-side apply "
+        "duplicate entry with name=\"A\" (the same key as spec.template.spec.containers[0].env[0]; "
+        "server-side apply "
         "rejects it)");
   CHECK(violations[5].message == "must be an integer, not the string \"80\" (remove the quotes)");
   CHECK(violations[6].message.starts_with("99999999999 is out of range for int32"));
@@ -200,7 +207,8 @@ TEST_CASE("null counts as absent unless the field is nullable", "[validate][sche
 }
 
 TEST_CASE("preserve-unknown-fields, additionalProperties and free-form objects", "[validate][schema]") {
-  CHECK(check_widget(R"({"size": 1, "owner": "o", "extra": {"anything": [1]}, "raw": {"x": {"y": 1}}})").empty());
+  CHECK(check_widget(R"({"size": 1, "owner": "o", "extra": {"anything": [1]}, "raw": {"x": {"y": 1}}})")
+            .empty());
   auto violations = check_widget(R"({"size": 1, "owner": "o", "strict": {"x": 1}, "limits": {"cpu": true}})");
   CHECK(fields_of(violations) == std::vector<std::string>{"spec.limits.cpu", "spec.strict.x"});
   CHECK(violations[0].message == "must be a string or a number, not the boolean true");
@@ -211,11 +219,12 @@ TEST_CASE("enum, int64 range, sets, oneOf and embedded resources", "[validate][s
   auto violations = check_widget(R"({"size": 1, "owner": "o", "mode": "slow", "big": 18446744073709551615,
       "tags": ["a", "b", "a"], "either": {"c": 1},
       "template": {"apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": {}, "other": 1}})");
-  CHECK(fields_of(violations) ==
-        std::vector<std::string>{"spec.big", "spec.either", "spec.mode", "spec.tags[2]", "spec.template.other"});
+  CHECK(fields_of(violations) == std::vector<std::string>{"spec.big", "spec.either", "spec.mode",
+                                                          "spec.tags[2]", "spec.template.other"});
   CHECK(violations[1].message == "matches none of the allowed forms (oneOf/anyOf)");
   CHECK(violations[2].message == "unsupported value \"slow\": must be one of \"fast\", \"safe\"");
-  CHECK(violations[3].message == "duplicate value \"a\" (the same as spec.tags[0]; server-side apply rejects it)");
+  CHECK(violations[3].message ==
+        "duplicate value \"a\" (the same as spec.tags[0]; server-side apply rejects it)");
 }
 
 TEST_CASE("a missing required object is reported once, at the parent", "[validate][schema]") {
@@ -227,7 +236,8 @@ TEST_CASE("a missing required object is reported once, at the parent", "[validat
   CHECK(violations[0].path.pointer == "/spec");
 }
 
-TEST_CASE("the limits CRD schemas use: minimum, maximum, lengths, patterns, item counts", "[validate][schema]") {
+TEST_CASE("the limits CRD schemas use: minimum, maximum, lengths, patterns, item counts",
+          "[validate][schema]") {
   CHECK(check_widget(R"({"size": 1, "owner": "o", "replicas": 5, "code": "abc", "hosts": ["a"]})").empty());
   auto violations = check_widget(R"({"size": 1, "owner": "o", "replicas": 0, "code": "ABCD", "hosts": []})");
   REQUIRE(violations.size() == 4);

@@ -1,7 +1,8 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "kube/api_error.hpp"
 #include "model/error.hpp"
@@ -72,7 +73,8 @@ TEST_CASE("a schema dir that does not exist is invalid input", "[validate][schem
   CHECK_THROWS_AS(DirectorySchemaSource("/nonexistent/schemas"), opctl::Error);
 }
 
-TEST_CASE("the cluster source fetches only the group-versions used, then reuses its cache", "[validate][schemas]") {
+TEST_CASE("the cluster source fetches only the group-versions used, then reuses its cache",
+          "[validate][schemas]") {
   TemporaryDirectory cache;
   FakeApiServer server;
   ClusterSchemaSource first(server, cache.path.string());

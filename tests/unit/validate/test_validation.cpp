@@ -6,8 +6,8 @@
 
 using opctl::validate::DirectorySchemaSource;
 using opctl::validate::Finding;
-using opctl::validate::ValidateOptions;
 using opctl::validate::validate_objects;
+using opctl::validate::ValidateOptions;
 using opctl::validate::ValidationReport;
 namespace testing = opctl::validate::testing;
 
@@ -50,12 +50,13 @@ apiVersion: v1
 kind: ConfigMap
 metadata: {name: settings, namespace: shop}
 )");
-  CHECK(lines_of(report) == std::vector<std::string>{
-                                "error: test.yaml:5: metadata.namespace: Namespace is cluster-scoped and cannot have "
-                                "a namespace (remove metadata.namespace)",
-                                "error: test.yaml:9: metadata.namespace: ClusterRole is cluster-scoped and cannot "
-                                "have a namespace (remove metadata.namespace)",
-                            });
+  CHECK(lines_of(report) ==
+        std::vector<std::string>{
+            "error: test.yaml:5: metadata.namespace: Namespace is cluster-scoped and cannot have "
+            "a namespace (remove metadata.namespace)",
+            "error: test.yaml:9: metadata.namespace: ClusterRole is cluster-scoped and cannot "
+            "have a namespace (remove metadata.namespace)",
+        });
   CHECK(report.objects == 3);
   CHECK_FALSE(report.valid());
 }
@@ -94,12 +95,13 @@ kind: Gizmo
 metadata: {name: z}
 )"),
                                  options);
-  CHECK(lines_of(report) == std::vector<std::string>{
-                                "error: test.yaml:3: metadata.namespace: Gadget is cluster-scoped and cannot have a "
-                                "namespace (remove metadata.namespace)",
-                                "error: test.yaml:6: kind: the cluster does not serve kind \"Gizmo\" in apiVersion "
-                                "\"example.com/v1\" and no CustomResourceDefinition in the manifests defines it",
-                            });
+  CHECK(lines_of(report) ==
+        std::vector<std::string>{
+            "error: test.yaml:3: metadata.namespace: Gadget is cluster-scoped and cannot have a "
+            "namespace (remove metadata.namespace)",
+            "error: test.yaml:6: kind: the cluster does not serve kind \"Gizmo\" in apiVersion "
+            "\"example.com/v1\" and no CustomResourceDefinition in the manifests defines it",
+        });
 }
 
 TEST_CASE("the wave annotation must be an integer", "[validate]") {
@@ -117,10 +119,11 @@ metadata:
   annotations:
     opctl.io/wave: "first"
 )");
-  CHECK(lines_of(report) == std::vector<std::string>{
-                                "error: test.yaml:13: metadata.annotations.opctl.io/wave: must be an integer, not "
-                                "\"first\"",
-                            });
+  CHECK(lines_of(report) ==
+        std::vector<std::string>{
+            "error: test.yaml:13: metadata.annotations.opctl.io/wave: must be an integer, not "
+            "\"first\"",
+        });
 }
 
 TEST_CASE("defaulting the namespace can make two objects one", "[validate]") {
@@ -167,7 +170,8 @@ spec:
             "error: app.yaml:6: spec.replicas: must be an integer, not the string \"two\"",
             "error: app.yaml:9: spec.templat: unknown field (did you mean \"template\"?)",
             "error: app.yaml:13: spec.template.spec.containers[0].name: missing required field \"name\"",
-            "error: app.yaml:14: spec.template.spec.containers[0].imagePullPolicy: unsupported value \"Sometimes\": "
+            "error: app.yaml:14: spec.template.spec.containers[0].imagePullPolicy: unsupported value "
+            "\"Sometimes\": "
             "must be one of \"Always\", \"IfNotPresent\", \"Never\"",
             "error: app.yaml:21: spec.type: unsupported value \"Cluster\": must be one of \"ClusterIP\", "
             "\"ExternalName\", \"LoadBalancer\", \"NodePort\"",
@@ -195,8 +199,9 @@ metadata: {name: b}
 )");
   CHECK(report.valid());
   REQUIRE(report.notes.size() == 1);
-  CHECK(report.notes[0] == "no schema for apiVersion networking.k8s.io/v1 (no file apis__networking.k8s.io__v1.json in " +
-                               testing::schema_dir() + "): 2 objects not checked against a schema");
+  CHECK(report.notes[0] ==
+        "no schema for apiVersion networking.k8s.io/v1 (no file apis__networking.k8s.io__v1.json in " +
+            testing::schema_dir() + "): 2 objects not checked against a schema");
 }
 
 TEST_CASE("the JSON report has a summary and one entry per finding", "[validate]") {
@@ -215,7 +220,9 @@ TEST_CASE("the JSON report has a summary and one entry per finding", "[validate]
 TEST_CASE("opctl's own kinds are known where the cluster does not serve them yet", "[validate]") {
   // Given the Cluster kind's CRD is opctl's but not installed, we should warn (not fail) and know its scope.
   ValidateOptions options;
-  options.cluster_scope = [](const opctl::model::GroupVersionKind&) -> std::optional<bool> { return std::nullopt; };
+  options.cluster_scope = [](const opctl::model::GroupVersionKind&) -> std::optional<bool> {
+    return std::nullopt;
+  };
   options.known_crds.push_back(opctl::model::Json::parse(R"({"apiVersion": "apiextensions.k8s.io/v1",
       "kind": "CustomResourceDefinition", "metadata": {"name": "clusters.opctl.io"},
       "spec": {"group": "opctl.io", "scope": "Namespaced", "names": {"kind": "Cluster", "plural": "clusters"}}})"));
@@ -224,7 +231,8 @@ TEST_CASE("opctl's own kinds are known where the cluster does not serve them yet
   REQUIRE(report.findings.size() == 1);
   CHECK(report.findings[0].severity == Finding::Severity::warning);
   CHECK(report.findings[0].problem.message.starts_with(
-      "the cluster does not serve kind \"Cluster\" in apiVersion \"opctl.io/v1alpha1\" yet: install opctl's CRDs"));
+      "the cluster does not serve kind \"Cluster\" in apiVersion \"opctl.io/v1alpha1\" yet: install opctl's "
+      "CRDs"));
   CHECK(report.valid());
 }
 
@@ -238,8 +246,9 @@ class NoGadgetsNamedBad : public opctl::validate::KindValidator {
                                 const opctl::validate::DesiredIndex& desired) const override {
     if (object.name() != "bad") return {};
     return {{Finding::Severity::error,
-             opctl::Problem{object.location().file, object.line_of("/metadata/name"), "metadata.name",
-                            "no gadget may be called bad (" + std::to_string(desired.objects().size()) + " objects)"},
+             opctl::Problem{
+                 object.location().file, object.line_of("/metadata/name"), "metadata.name",
+                 "no gadget may be called bad (" + std::to_string(desired.objects().size()) + " objects)"},
              ""}};
   }
 };

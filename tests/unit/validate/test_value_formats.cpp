@@ -7,9 +7,11 @@ using opctl::validate::format_problem;
 using opctl::validate::is_quantity;
 
 TEST_CASE("quantities parse the way resource.Quantity does", "[validate][formats]") {
-  for (const char* good : {"1", "500m", "64Mi", "1.5Gi", "0.5", ".5", "1.", "1e3", "2E-2", "+1k", "-1", "100n"})
+  for (const char* good :
+       {"1", "500m", "64Mi", "1.5Gi", "0.5", ".5", "1.", "1e3", "2E-2", "+1k", "-1", "100n"})
     CHECK(is_quantity(good));
-  for (const char* bad : {"", "64MB", "1.5.2", "Mi", "1 Gi", "e3", "1e", "ten", "1KiB"}) CHECK_FALSE(is_quantity(bad));
+  for (const char* bad : {"", "64MB", "1.5.2", "Mi", "1 Gi", "e3", "1e", "ten", "1KiB"})
+    CHECK_FALSE(is_quantity(bad));
 }
 
 TEST_CASE("formats: int32 range, base64 bytes, RFC 3339 times", "[validate][formats]") {

@@ -11,10 +11,13 @@
 
 namespace opctl::validate::testing {
 
-inline std::string schema_dir() { return std::string(OPCTL_TEST_DATA_DIR) + "/schemas"; }
+inline std::string schema_dir() {
+  return std::string(OPCTL_TEST_DATA_DIR) + "/schemas";
+}
 
 // The objects of one file; problems found while parsing fail the test's expectations elsewhere.
-inline std::vector<model::Object> objects_from(const std::string& yaml, const std::string& file = "test.yaml") {
+inline std::vector<model::Object> objects_from(const std::string& yaml,
+                                               const std::string& file = "test.yaml") {
   return load_manifests({{file, yaml}}).objects;
 }
 
