@@ -11,13 +11,6 @@ namespace {
 
 using model::Json;
 
-kube::ApplyOptions controller_apply() {
-  kube::ApplyOptions options;
-  options.field_manager = k_controller_field_manager;
-  options.force = true;  // a controller owns what it writes
-  return options;
-}
-
 struct PendingApply {
   Json body;
   const Json* live = nullptr;  // before the apply; null when absent

@@ -96,4 +96,11 @@ Json status_body(const ParentRef& parent, const Json& status) {
           {"status", status}};
 }
 
+kube::ApplyOptions controller_apply() {
+  kube::ApplyOptions options;
+  options.field_manager = k_controller_field_manager;
+  options.force = true;
+  return options;
+}
+
 }  // namespace opctl::kinds

@@ -8,8 +8,14 @@
 #include <vector>
 
 #include "kinds/kind_reconciler.hpp"
+#include "kube/api_client.hpp"
 
 namespace opctl::kinds {
+
+// How the controller writes (children, status, finalizers): server-side
+// apply as k_controller_field_manager, forced, since a controller owns what
+// it writes.
+kube::ApplyOptions controller_apply();
 
 // The parent's identity as children and writes need it.
 struct ParentRef {

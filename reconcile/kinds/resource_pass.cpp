@@ -14,13 +14,6 @@ namespace {
 
 using model::Json;
 
-kube::ApplyOptions controller_apply() {
-  kube::ApplyOptions options;
-  options.field_manager = k_controller_field_manager;
-  options.force = true;  // a controller owns what it writes
-  return options;
-}
-
 std::string condition_summary(const std::vector<Condition>& conditions) {
   const Condition* ready = nullptr;
   for (const auto& condition : conditions) {

@@ -138,7 +138,6 @@ Credential CredentialSource::run_exec_plugin() {
   env["KUBERNETES_EXEC_INFO"] = exec_info(cluster_);
   std::vector<std::string> argv{plugin.command};
   argv.insert(argv.end(), plugin.args.begin(), plugin.args.end());
-  ++exec_runs_;
   process::ProcessResult result =
       process::run_process(argv, {.extra_env = env, .timeout = plugin.timeout, .input = ""});
   if (result.timed_out)

@@ -25,8 +25,6 @@ class CredentialSource {
   // Forgets the exec plugin's cached credential (the server rejected it), so
   // the next current() runs the plugin again.
   void expire() { exec_cached_ = false; }
-  // How many times the exec plugin has run.
-  int exec_runs() const { return exec_runs_; }
 
  private:
   Credential run_exec_plugin();
@@ -35,7 +33,6 @@ class CredentialSource {
   Credential cached_exec_;
   std::chrono::system_clock::time_point exec_expiry_{};
   bool exec_cached_ = false;
-  int exec_runs_ = 0;
 };
 
 // A plugin's credential is renewed this long before it expires, so a batch
