@@ -166,15 +166,17 @@ TEST_CASE("a LIST that brings mostly other objects switches its group to GETs", 
 
 TEST_CASE("an object missing from the LIST is progressing with the server's not-found words",
           "[health_wait]") {
-  // Given claim b not (yet) in the cluster, we should report it as a GET's 404 would, until the timeout.
+  // Given claim b not (yet) in the cluster next to a pending claim a, we should report b as a GET's 404
+  // would.
   Fixture f;
-  f.server.answer(k_claims_list, 200, list_of({claim_body("a", "Bound")}));
+  f.server.answer(k_claims_list, 200, list_of({claim_body("a", "Pending")}));
   auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options(1s));
   CHECK(result.outcome == WaitResult::Outcome::timed_out);
-  REQUIRE(result.unhealthy.size() == 1);
-  CHECK(result.unhealthy[0].first.name == "b");
-  CHECK(result.unhealthy[0].second.state == HealthState::progressing);
-  CHECK(result.unhealthy[0].second.message == R"(persistentvolumeclaims "b" not found)");
+  REQUIRE(result.unhealthy.size() == 2);
+  CHECK(result.unhealthy[1].first.name == "b");
+  CHECK(result.unhealthy[1].second.state == HealthState::progressing);
+  CHECK(result.unhealthy[1].second.message == R"(persistentvolumeclaims "b" not found)");
+  CHECK(f.server.count(k_claims_list) == 2);
 }
 
 TEST_CASE("a LIST that fails otherwise leaves its objects progressing with the error, and lists again",
