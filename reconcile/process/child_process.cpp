@@ -267,10 +267,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     SigpipeBlock no_sigpipe;
     ending = exchange({&pipes.out.read, &pipes.err.read}, input, deadline, options, argv[0], result);
   }
+  // Killed before its pipes close: a child still writing would otherwise die
+  // of SIGPIPE first and be reported as such instead of as killed.
+  if (ending != Ending::finished) child.kill_group();
   // The child closed its output but may still hold stdin: it gets EOF or EPIPE.
   for (Fd* ours : {&pipes.out.read, &pipes.err.read, &input.fd})
     ours->reset();
-  if (ending != Ending::finished) child.kill_group();
   result.timed_out = ending == Ending::timed_out;
   result.output_exceeded = ending == Ending::output_exceeded;
   record_status(child.wait(), result);
