@@ -1,10 +1,5 @@
 #include "apply/apply_pass.hpp"
 
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <map>
-
 #include "apply/applyset_store.hpp"
 #include "apply/cluster_events.hpp"
 #include "apply/live_state.hpp"
@@ -13,7 +8,6 @@
 #include "apply/prune_executor.hpp"
 #include "apply/set_source.hpp"
 #include "apply/wave_executor.hpp"
-#include "model/error.hpp"
 #include "plan/pass_plan.hpp"
 
 namespace opctl::apply {

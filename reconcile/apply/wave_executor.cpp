@@ -14,10 +14,6 @@ namespace {
 using model::Json;
 using plan::PlanStep;
 
-std::string resource_version(const Json* object) {
-  return object == nullptr ? "" : object->value("/metadata/resourceVersion"_json_pointer, "");
-}
-
 }  // namespace
 
 void WaveExecutor::run(const plan::PlanWave& wave) {
@@ -107,7 +103,7 @@ bool WaveExecutor::wait_for_crds(const plan::ApplyBatch& batch) {
   bool changed = std::any_of(steps.begin(), steps.end(), [&](const PlanStep* step) {
     const Json* before = pass_.live.find(step->key);
     const Json* after = crd_now(step->key);
-    return before == nullptr || after == nullptr || resource_version(before) != resource_version(after);
+    return before == nullptr || after == nullptr || resource_version(*before) != resource_version(*after);
   });
   if (changed) pass_.client.mapper().invalidate();
   return pending.empty();

@@ -3,15 +3,12 @@
 #include <iterator>
 
 namespace opctl::apply {
-namespace {
 
 std::string resource_version(const model::Json& object) {
   auto pointer = "/metadata/resourceVersion"_json_pointer;
   return object.contains(pointer) && object.at(pointer).is_string() ? object.at(pointer).get<std::string>()
                                                                     : "";
 }
-
-}  // namespace
 
 void OutcomeLog::record(ObjectOutcome outcome) {
   report_.outcomes.push_back(std::move(outcome));

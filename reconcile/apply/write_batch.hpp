@@ -27,6 +27,10 @@ class OutcomeLog {
   std::function<void(const ObjectOutcome&)> listener_;
 };
 
+// metadata.resourceVersion, "" when absent: it moves exactly when the server
+// changed the object.
+std::string resource_version(const model::Json& object);
+
 struct WriteOutcome {
   Action action = Action::failed;
   std::string message;  // why it failed
