@@ -53,8 +53,14 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
   fill(options, "--burst", options.burst, config.burst);
   fill(options, "--force-conflicts", options.force_conflicts, config.force_conflicts);
   fill(options, "--prune", options.prune, config.prune);
+  fill(options, "--prune-namespaces", options.prune_namespaces, config.prune_namespaces);
+  fill(options, "--prune-crds", options.prune_crds, config.prune_crds);
+  fill(options, "--wait", options.wait, config.wait);
+  fill(options, "--delete-propagation", options.delete_propagation, config.delete_propagation);
   if (config.exec_timeout && !flag_given(options, "--exec-timeout"))
     options.exec_timeout = std::to_string(config.exec_timeout->count()) + "s";
+  if (config.timeout && !flag_given(options, "--timeout"))
+    options.timeout = std::to_string(config.timeout->count()) + "s";
   options.config = config;
 }
 
@@ -190,6 +196,22 @@ void add_change_flags(CLI::App& command, CommonOptions& options) {
                    "Take ownership of fields another field manager owns");
 }
 
+void add_pass_flags(CLI::App& command, CommonOptions& options) {
+  command.add_flag("--prune-namespaces", options.prune_namespaces,
+                   "Also prune Namespaces that still hold objects opctl does not manage");
+  command.add_flag("--prune-crds", options.prune_crds,
+                   "Also prune CustomResourceDefinitions whose custom resources (not in this set) remain");
+  command
+      .add_option("--delete-propagation", options.delete_propagation,
+                  "How pruned objects' dependents are deleted")
+      ->check(CLI::IsMember({"Background", "Foreground", "Orphan"}))
+      ->capture_default_str();
+  command.add_flag("--wait", options.wait,
+                   "Wait for each wave to be healthy before the next, and for the last");
+  command.add_option("--timeout", options.timeout, "How long --wait may take in all (90s, 5m, 1h)")
+      ->capture_default_str();
+}
+
 void add_set_flags(CLI::App& command, CommonOptions& options) {
   command.add_option("--name", options.set_name,
                      "The set's name: its Lease is opctl-NAME and its ApplySet parent the Secret opctl-NAME "
@@ -214,6 +236,13 @@ std::chrono::seconds exec_timeout(const CommonOptions& options) {
   if (!parsed || parsed->count() <= 0)
     throw InvalidInputError(
         {Problem{"", 0, "--exec-timeout", "must be a positive duration such as 30s, 2m"}});
+  return *parsed;
+}
+
+std::chrono::seconds pass_timeout(const CommonOptions& options) {
+  auto parsed = config::parse_duration(options.timeout);
+  if (!parsed)
+    throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
   return *parsed;
 }
 

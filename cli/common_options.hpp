@@ -32,6 +32,12 @@ struct CommonOptions {
   bool take_over = false;  // --take-over
   bool force_conflicts = false;
   bool prune = false;
+  // Pass settings (reconcile; diff --prune previews with the prune scope).
+  bool prune_namespaces = false;  // --prune-namespaces
+  bool prune_crds = false;        // --prune-crds
+  bool wait = false;              // --wait
+  std::string timeout = "5m";     // --timeout
+  std::string delete_propagation = "Background";
   bool no_color = false;
   bool verbose = false;
   bool quiet = false;
@@ -45,6 +51,9 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options);
 void add_output_flags(CLI::App& command, CommonOptions& options);
 // --prune and --force-conflicts, for the commands that plan changes.
 void add_change_flags(CLI::App& command, CommonOptions& options);
+// --prune-namespaces, --prune-crds, --delete-propagation, --wait and --timeout, for the command that
+// runs a pass (diff binds the prune scope flags itself, with its own help).
+void add_pass_flags(CLI::App& command, CommonOptions& options);
 // --name, for the commands that work on one set (its Lease and ApplySet parent).
 void add_set_flags(CLI::App& command, CommonOptions& options);
 // --take-over, for the commands that prune (or preview pruning).
@@ -59,6 +68,9 @@ void require_named_set_for_prune(const CommonOptions& options);
 
 // The exec plugin timeout of --exec-timeout (or spec.execTimeout).
 std::chrono::seconds exec_timeout(const CommonOptions& options);
+
+// How long --wait may take in all: --timeout (or spec.timeout).
+std::chrono::seconds pass_timeout(const CommonOptions& options);
 
 // After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
 // directory), fills every flag not given from it, OPCTL_GIT_TOKEN, and the

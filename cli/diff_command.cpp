@@ -20,8 +20,6 @@ namespace {
 struct DiffOptions {
   CommonOptions common;
   bool exit_code = false;
-  bool prune_namespaces = false;
-  bool prune_crds = false;
   std::string output = "text";
   std::string report_file;
   std::string base;         // --base REF: what the change from REF to the head does
@@ -52,11 +50,8 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   if (options.common.prune) {
     apply::PrunePreviewOptions prune;
     prune.applyset = applyset_parent_of(config);
-    prune.prune_namespaces = flag_given(options.common, "--prune-namespaces") || !config.prune_namespaces
-                                 ? options.prune_namespaces
-                                 : *config.prune_namespaces;
-    prune.prune_crds = flag_given(options.common, "--prune-crds") || !config.prune_crds ? options.prune_crds
-                                                                                        : *config.prune_crds;
+    prune.prune_namespaces = options.common.prune_namespaces;
+    prune.prune_crds = options.common.prune_crds;
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
     prune.compare = comparison.options.compare;
@@ -153,10 +148,10 @@ void register_diff(CLI::App& app, CommandAction& action) {
       "--prune", options->common.prune,
       "Also show the objects a pass with --prune would delete (also: prune: true in opctl.yaml)");
   command->add_flag(
-      "--prune-namespaces", options->prune_namespaces,
+      "--prune-namespaces", options->common.prune_namespaces,
       "With --prune, count Namespaces that still hold objects opctl does not manage as pruned too");
   command->add_flag(
-      "--prune-crds", options->prune_crds,
+      "--prune-crds", options->common.prune_crds,
       "With --prune, count CustomResourceDefinitions whose custom resources remain as pruned too");
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);

@@ -27,45 +27,28 @@ namespace {
 struct ReconcileOptions {
   CommonOptions common;
   bool dry_run = false;
-  bool wait = false;
-  std::string timeout = "5m";
-  bool prune_namespaces = false;
-  bool prune_crds = false;
-  std::string delete_propagation = "Background";
   std::string output = "text";
   std::string report_file;
 };
 
-// Settings only opctl.yaml and these flags give; flags win.
-apply::PassOptions pass_options(ReconcileOptions& options, const DesiredSet& desired) {
+// The pass's options from the settings (flags over opctl.yaml, resolved by common_options) and the
+// set.
+apply::PassOptions pass_options(const ReconcileOptions& options, const DesiredSet& desired) {
   const CommonOptions& common = options.common;
   const config::RunConfig& config = common.config;
-  if (!flag_given(common, "--wait") && config.wait) options.wait = *config.wait;
-  if (!flag_given(common, "--prune-namespaces") && config.prune_namespaces)
-    options.prune_namespaces = *config.prune_namespaces;
-  if (!flag_given(common, "--prune-crds") && config.prune_crds) options.prune_crds = *config.prune_crds;
-  if (!flag_given(common, "--delete-propagation") && config.delete_propagation)
-    options.delete_propagation = *config.delete_propagation;
   apply::PassOptions pass;
-  if (!flag_given(common, "--timeout") && config.timeout) {
-    pass.timeout = *config.timeout;
-  } else {
-    auto parsed = config::parse_duration(options.timeout);
-    if (!parsed)
-      throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
-    pass.timeout = *parsed;
-  }
+  pass.timeout = pass_timeout(common);
   pass.apply.force = common.force_conflicts;
   pass.dry_run = options.dry_run;
   pass.prune = common.prune;
-  pass.prune_namespaces = options.prune_namespaces;
-  pass.prune_crds = options.prune_crds;
+  pass.prune_namespaces = common.prune_namespaces;
+  pass.prune_crds = common.prune_crds;
   // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every
   // directory).
   pass.source = common.set_named ? source::set_source_identity(common.source) : "";
   pass.take_over = common.take_over;
-  pass.delete_propagation = options.delete_propagation;
-  pass.wait = options.wait;
+  pass.delete_propagation = common.delete_propagation;
+  pass.wait = common.wait;
   for (const auto& rule : config.health)
     if (rule.skip) pass.skip_health.emplace_back(rule.group, rule.kind);
   pass.ignore_rules = ignore_rules_of(config);
@@ -197,21 +180,9 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   add_change_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);
-  command->add_flag("--prune-namespaces", options->prune_namespaces,
-                    "Also prune Namespaces that still hold objects opctl does not manage");
-  command->add_flag("--prune-crds", options->prune_crds,
-                    "Also prune CustomResourceDefinitions whose custom resources (not in this set) remain");
-  command
-      ->add_option("--delete-propagation", options->delete_propagation,
-                   "How pruned objects' dependents are deleted")
-      ->check(CLI::IsMember({"Background", "Foreground", "Orphan"}))
-      ->capture_default_str();
+  add_pass_flags(*command, options->common);
   command->add_flag("--dry-run", options->dry_run,
                     "Show the plan (create, configure, prune) without changing anything");
-  command->add_flag("--wait", options->wait,
-                    "Wait for each wave to be healthy before the next, and for the last");
-  command->add_option("--timeout", options->timeout, "How long --wait may take in all (90s, 5m, 1h)")
-      ->capture_default_str();
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();

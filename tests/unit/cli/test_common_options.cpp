@@ -53,3 +53,39 @@ TEST_CASE("an in-source opctl.yaml without verify changes nothing about verifica
   CHECK_NOTHROW(cli::apply_found_config(options, found_config("  prune: true\n")));
   CHECK_FALSE(options.source.verification.enabled);
 }
+
+// Flags, then an opctl.yaml (-f, the directory's, or one found in the source), then defaults: every
+// setting a pass or a prune preview reads is resolved by common_options, nowhere else.
+TEST_CASE("pass settings come from the flags given, then the opctl.yaml found in the source",
+          "[common_options]") {
+  CLI::App app;
+  cli::CommonOptions options;
+  cli::add_source_flags(app, options);
+  cli::add_change_flags(app, options);
+  cli::add_pass_flags(app, options);
+  app.parse("--timeout 90s --path manifests", false);
+  cli::apply_found_config(options, found_config("  wait: true\n  timeout: 10m\n  pruneNamespaces: true\n"
+                                                "  pruneCRDs: true\n  deletePropagation: Foreground\n"
+                                                "  prune: true\n"));
+  CHECK(options.wait);
+  CHECK(cli::pass_timeout(options) == std::chrono::seconds(90));
+  CHECK(options.prune);
+  CHECK(options.prune_namespaces);
+  CHECK(options.prune_crds);
+  CHECK(options.delete_propagation == "Foreground");
+}
+
+TEST_CASE("a pass timeout from opctl.yaml applies when --timeout is not given", "[common_options]") {
+  CLI::App app;
+  cli::CommonOptions options;
+  cli::add_source_flags(app, options);
+  cli::add_pass_flags(app, options);
+  app.parse("--wait --path manifests", false);
+  cli::apply_found_config(options, found_config("  wait: false\n  timeout: 10m\n"));
+  CHECK(options.wait);  // the flag wins over the file's false
+  CHECK(cli::pass_timeout(options) == std::chrono::minutes(10));
+  CHECK(options.delete_propagation == "Background");
+
+  options.timeout = "soon";
+  CHECK_THROWS_AS(cli::pass_timeout(options), opctl::InvalidInputError);
+}
