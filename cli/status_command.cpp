@@ -15,7 +15,9 @@
 #include "exit_codes.hpp"
 #include "live_comparison.hpp"
 #include "plan/apply_order.hpp"
+#include "plan/pass_plan.hpp"
 #include "plan/prune_set.hpp"
+#include "plan_render.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -63,15 +65,23 @@ int run_status(StatusOptions& options) {
 
   Json status = {{"applySet", {{"parent", parent.namespace_name + "/" + parent.name}, {"id", parent.id()}}},
                  {"lease", lease_status(client, config)}};
+  // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
+  LiveComparison comparison = compare_with_live(client, desired.objects, config);
+  // The members a pruning pass would look at: the recorded kinds and the desired ones.
+  std::vector<Json> members;
   if (parent_object) {
     auto annotations = (*parent_object)["metadata"].value("annotations", Json::object());
     status["lastRun"] = Json::parse(annotations.value(apply::k_last_run_annotation, "null"), nullptr, false);
     status["lastSuccessfulRun"] =
         Json::parse(annotations.value(apply::k_last_success_annotation, "null"), nullptr, false);
+    auto inventory = plan::ApplySetInventory::from_parent(*parent_object)
+                         .merged_with(plan::ApplySetInventory::of(desired.objects, parent.namespace_name));
+    members = store.members(inventory);
     std::map<std::string, int> by_kind;
-    for (const auto& member : store.members(plan::ApplySetInventory::from_parent(*parent_object)))
-      by_kind[plan::GroupKind{plan::key_of_live(member).group, plan::key_of_live(member).kind}.to_string()] +=
-          1;
+    for (const auto& member : members) {
+      auto key = plan::key_of_live(member);
+      by_kind[plan::GroupKind{key.group, key.kind}.to_string()] += 1;
+    }
     status["inventory"] = by_kind;
     status["source"] = apply::recorded_set_source(*parent_object);
   } else {
@@ -81,12 +91,16 @@ int run_status(StatusOptions& options) {
     status["source"] = "";
   }
 
-  // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
-  LiveComparison comparison = compare_with_live(client, desired.objects, config);
   Json drift = Json::array();
   for (const auto& diff : comparison.result.diffs)
     if (diff.change != diff::Change::unchanged) drift.push_back(diff_header(diff));
   status["drift"] = drift;
+  // What the next pass would do, decided as the pass decides it, from the state read above; prune
+  // steps are listed even when the set does not prune (they are what --prune would delete).
+  auto next_pass = plan::make_pass_plan(desired.objects, comparison.live.objects, members,
+                                        {kube::k_field_manager, ignore_rules_of(config), true});
+  status["nextPass"] = render_plan_json(next_pass);
+  status["nextPass"]["prunes"] = options.common.prune;
   Json custom = Json::array();
   for (const auto& object : desired.objects) {
     if (!plan::is_custom_kind(object.gvk())) continue;
@@ -138,6 +152,7 @@ int run_status(StatusOptions& options) {
                            drift.empty() ? "none, in sync" : fmt::format("{} objects", drift.size()));
   for (const auto& line : drift)
     std::cout << "  " << line.get<std::string>() << "\n";
+  std::cout << render_plan_text(next_pass, options.common.prune);
   if (!custom.empty()) {
     std::cout << "Custom resources:\n";
     for (const auto& entry : custom) {
@@ -167,7 +182,8 @@ int run_status(StatusOptions& options) {
 void register_status(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<StatusOptions>();
   auto* command = app.add_subcommand(
-      "status", "Show the inventory, drift, the last run, the lease and custom resources' Ready");
+      "status",
+      "Show the inventory, drift, the next pass's plan, the last run, the lease and custom resources' Ready");
   command->footer(
       "Examples:\n"
       "  opctl status --path manifests-example/\n"

@@ -640,3 +640,42 @@ def test_exit_codes_quiet_and_markdown(cluster, namespace, app, manifests):
     manifests({"broken.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n"})
     invalid = diff(cluster, root, "--exit-code")
     assert invalid.returncode == 2, invalid.stdout + invalid.stderr
+
+
+def test_status_shows_the_next_pass_plan_and_changes_nothing(cluster, namespace, manifests):
+    def cm(name, value):
+        return f"apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}, namespace: {namespace}}}\ndata: {{k: \"{value}\"}}\n"
+
+    name = setname()
+    root = manifests({"opctl.yaml": opctl_config(name, namespace), "same.yaml": cm("same", "1"),
+                      "changes.yaml": cm("changes", "1"), "goes.yaml": cm("goes", "1")})
+    reconcile_ok(cluster, root)
+    # Kept: a member that would be pruned but says opctl.io/prune: disabled.
+    cluster.kubectl("annotate", "configmap", "goes", "-n", namespace, "opctl.io/prune=disabled")
+    reconcile_ok(cluster, root)
+    manifests({"changes.yaml": cm("changes", "2"), "new.yaml": cm("new", "1")})
+    os.remove(root / "goes.yaml")
+    args = ["status", "--kubeconfig", cluster.kubeconfig, "--path", str(root)]
+    as_json = cluster.opctl(*args, "-o", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    plan = json.loads(as_json.stdout)["nextPass"]
+    assert {k: plan[k] for k in ("create", "update", "unchanged", "prune", "keep", "prunes")} == \
+        {"create": 1, "update": 1, "unchanged": 1, "prune": 0, "keep": 1, "prunes": False}, plan
+    steps = {(s["action"], s["object"]) for s in plan["steps"]}
+    assert steps == {("create", f"v1 ConfigMap {namespace}/new"), ("update", f"v1 ConfigMap {namespace}/changes"),
+                     ("keep", f"v1 ConfigMap {namespace}/goes")}, plan["steps"]
+    text = cluster.opctl(*args)
+    assert "Next pass: 1 to create, 1 to update, 1 unchanged, 1 kept\n" in text.stdout, text.stdout
+    # status only reads: kubectl sees the cluster as the last pass left it.
+    assert not cluster.exists("configmap", "new", "-n", namespace)
+    assert cluster.get_json("configmap", "changes", "-n", namespace)["data"] == {"k": "1"}
+
+    # Without the annotation the member is a prune step, marked as needing --prune.
+    cluster.kubectl("annotate", "configmap", "goes", "-n", namespace, "opctl.io/prune-")
+    text = cluster.opctl(*args)
+    assert "Next pass: 1 to create, 1 to update, 1 unchanged, 1 to prune (with --prune)\n" in text.stdout, text.stdout
+    assert f"prune     v1 ConfigMap {namespace}/goes (no longer in the set)" in text.stdout, text.stdout
+    reconcile_ok(cluster, root, "--prune")
+    text = cluster.opctl(*args)
+    assert "Next pass: 0 to create, 0 to update, 3 unchanged\n" in text.stdout, text.stdout
+    assert not cluster.exists("configmap", "goes", "-n", namespace)
