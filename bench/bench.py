@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""opctl vs kubectl on one real control plane. Run through bench/run.sh; see bench/README.md.
+"""opctl vs kubectl and Flux's apply engine on one real control plane. Run through bench/run.sh; see bench/README.md.
 
 Starts a testenv (with the apiserver audit log on), and for each N runs, alternating the tools rep by rep:
-first apply, no-op reconcile/apply, no-op diff, 1%-changed diff, the kubectl-get floor and the git fetch
-comparisons. Every run is timed (wall clock), its peak RSS taken from /usr/bin/time, and its API requests counted
+first apply (opctl also with --qps 0), no-op reconcile/apply, no-op diff, 1%-changed diff, the kubectl-get floor
+and the git fetch comparisons. The Flux peer (bench/fluxpeer, github.com/fluxcd/pkg/ssa) runs the first apply,
+the no-op pass and both diffs. Every run is timed (wall clock), its peak RSS taken from /usr/bin/time, and its API requests counted
 from the audit log (events with the tool's User-Agent). Writes WORK/results.json and bench/RESULTS.md.
 """
 import argparse
@@ -23,9 +24,6 @@ REPO_ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import generate  # noqa: E402
 
-KINDS_FOR_GET = "configmaps,secrets,services,deployments.apps,serviceaccounts,roles.rbac.authorization.k8s.io," \
-                "rolebindings.rbac.authorization.k8s.io,widgets.bench.opctl.io"
-NAMESPACED_KINDS = 8
 
 
 def log(msg):
@@ -49,9 +47,15 @@ class Bench:
         self.env.pop("KUBECTL_EXTERNAL_DIFF", None)
         self.kube_cache = os.path.join(self.work, "kubectl-cache")
         self.seq = 0
+        self.peers = [p for p in args.peers.split(",") if p]
+        self.get_kinds = generate.GET_KINDS[args.profile]
 
     # ---------------------------------------------------------------- control plane
     def up(self):
+        if "flux" in self.peers:
+            log("building the Flux peer (bench/fluxpeer; cached after the first build)")
+            self.fluxpeer = subprocess.run([os.path.join(HERE, "fluxpeer/build.sh")], check=True,
+                                           capture_output=True, text=True).stdout.strip()
         self.testenv = subprocess.run([os.path.join(REPO_ROOT, "tests/testenv/build.sh")], check=True,
                                       capture_output=True, text=True).stdout.strip()
         self.tedir = os.path.join(self.work, "testenv")
@@ -155,13 +159,17 @@ class Bench:
             src = ["--path", os.path.join(setdir, "tree")]
         return [self.opctl, sub, *src, "--kubeconfig", self.kubeconfig, "--no-color", *extra]
 
+    def flux_cmd(self, mode, setdir):
+        return [self.fluxpeer, mode, "--kubeconfig", self.kubeconfig, os.path.join(setdir, "tree")]
+
     def kubectl_cmd(self, *args):
         return ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", self.kube_cache, *args]
 
     def gen(self, n, prefix):
         setdir = os.path.join(self.work, "sets", prefix)
         subprocess.run([sys.executable, os.path.join(HERE, "generate.py"), "--n", str(n), "--seed",
-                        str(self.args.seed), "--prefix", prefix, "--out", setdir], check=True, capture_output=True)
+                        str(self.args.seed), "--prefix", prefix, "--profile", self.args.profile, "--out", setdir],
+                       check=True, capture_output=True)
         return setdir
 
     def delete_set(self, prefix):
@@ -172,13 +180,15 @@ class Bench:
     # ---------------------------------------------------------------- phases
     def setup(self):
         os.makedirs(os.path.join(self.work, "sets"), exist_ok=True)
-        crd = os.path.join(self.work, "crd-widgets.yaml")
+        crd = os.path.join(self.work, "crds.yaml")
+        crds = [generate.CRD] + (generate.large_crds(self.args.seed) if self.args.profile == "wide" else [])
         with open(crd, "w") as f:
-            f.write(generate.dump_docs([generate.CRD]))
-        # The CRD is part of every set but installed once up front: `kubectl apply -R` cannot create a CRD and its
-        # custom resources in one invocation (the REST mapping of Widget fails), so both tools find it in place.
+            f.write(generate.dump_docs(crds))
+        # The CRDs are part of every set but installed once up front: `kubectl apply -R` cannot create a CRD and its
+        # custom resources in one invocation (the REST mapping of Widget fails), so every tool finds them in place.
         self.kubectl("apply", "--server-side", "--field-manager=bench-setup", "-f", crd)
-        self.kubectl("wait", "--for=condition=Established", "crd/widgets.bench.opctl.io", "--timeout=60s")
+        for c in crds:
+            self.kubectl("wait", "--for=condition=Established", f"crd/{c['metadata']['name']}", "--timeout=120s")
         # Warm both tools' discovery caches (kubectl's on disk; opctl's per process).
         self.kubectl("api-resources")
         warm = self.gen(10, "warmup")
@@ -196,14 +206,24 @@ class Bench:
         reps = self.reps_for(n)
         log(f"N={n}: first apply, {reps} reps (fresh namespaces each run; deleted afterwards, untimed)")
         keep = None
+        tools = ["opctl", "kubectl"] + (["flux"] if "flux" in self.peers else []) + ["opctl-qps0"]
         for rep in range(reps):
-            order = ["opctl", "kubectl"] if rep % 2 == 0 else ["kubectl", "opctl"]
+            k = rep % len(tools)
+            order = tools[k:] + tools[:k]
+            # The set kept for the steady phase is applied by a tool whose no-op the steady phase measures.
+            if order[-1] == "opctl-qps0":
+                order = order[-1:] + order[:-1]
             for tool in order:
-                prefix = f"b{n}r{rep}{tool[0]}"
+                prefix = f"b{n}r{rep}{ {'opctl': 'o', 'kubectl': 'k', 'flux': 'f', 'opctl-qps0': 'z'}[tool] }"
                 setdir = self.gen(n, prefix)
                 if tool == "opctl":
                     self.measure(n, "first-apply", "opctl", self.opctl_cmd("reconcile", setdir, "-q"), rep,
                                  ua="opctl/")
+                elif tool == "opctl-qps0":
+                    self.measure(n, "first-apply", "opctl-qps0", self.opctl_cmd("reconcile", setdir, "-q", "--qps", "0"),
+                                 rep, ua="opctl/")
+                elif tool == "flux":
+                    self.measure(n, "first-apply", "flux", self.flux_cmd("apply", setdir), rep, ua="fluxpeer/")
                 else:
                     self.measure(n, "first-apply", "kubectl",
                                  self.kubectl_cmd("apply", "--server-side", "-R", "-f", os.path.join(setdir, "tree")),
@@ -218,14 +238,16 @@ class Bench:
 
     def steady(self, n, keep):
         prefix, setdir, applied_by = keep
-        # Bring the kept set under both tools' field managers (untimed), so that each no-op is really a no-op.
-        log(f"N={n}: steady set {prefix} (applied by {applied_by}); applying it with the other tool, untimed")
-        if applied_by == "kubectl":
-            r = subprocess.run(self.opctl_cmd("reconcile", setdir, "-q"), env=self.env, capture_output=True, text=True)
+        # Bring the kept set under every tool's field manager (untimed), so that each no-op is really a no-op.
+        log(f"N={n}: steady set {prefix} (applied by {applied_by}); applying it with the other tools, untimed")
+        for tool, cmd in [("opctl", self.opctl_cmd("reconcile", setdir, "-q")),
+                          ("kubectl", self.kubectl_cmd("apply", "--server-side", "-R", "-f", os.path.join(setdir, "tree"))),
+                          ("flux", self.flux_cmd("apply", setdir) if "flux" in self.peers else None)]:
+            if cmd is None or tool == applied_by:
+                continue
+            r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
             if r.returncode != 0:
-                raise RuntimeError(f"opctl reconcile of the steady set failed: {r.stderr[-2000:]}")
-        else:
-            self.kubectl("apply", "--server-side", "-R", "-f", os.path.join(setdir, "tree"))
+                raise RuntimeError(f"{tool} apply of the steady set failed: {r.stderr[-2000:]}")
         tree = os.path.join(setdir, "tree")
         reps = self.reps_for(n)
         ops = [
@@ -234,9 +256,12 @@ class Bench:
              "kubectl/"),
             ("noop-diff", "opctl", lambda: self.opctl_cmd("diff", setdir, "-q"), (0,), "opctl/"),
             ("noop-diff", "kubectl", lambda: self.kubectl_cmd("diff", "-R", "-f", tree), (0,), "kubectl/"),
-            ("floor-get", "kubectl", lambda: self.kubectl_cmd("get", KINDS_FOR_GET, "-A", "-o", "json"), (0,),
+            ("floor-get", "kubectl", lambda: self.kubectl_cmd("get", self.get_kinds, "-A", "-o", "json"), (0,),
              "kubectl/"),
         ]
+        if "flux" in self.peers:
+            ops += [("noop-reconcile", "flux", lambda: self.flux_cmd("apply", setdir), (0,), "fluxpeer/"),
+                    ("noop-diff", "flux", lambda: self.flux_cmd("diff", setdir), (0,), "fluxpeer/")]
         log(f"N={n}: no-op pass and floor, {reps} reps, order rotated each rep")
         for rep in range(reps):
             k = rep % len(ops)
@@ -253,10 +278,14 @@ class Bench:
                              check=True, capture_output=True, text=True).stdout
         changed = json.loads(out)["changed"]
         log(f"N={n}: 1% changed ({changed} objects, new commit), {reps} reps")
+        tools = ["opctl", "kubectl"] + (["flux"] if "flux" in self.peers else [])
         for rep in range(reps):
-            order = ["opctl", "kubectl"] if rep % 2 == 0 else ["kubectl", "opctl"]
-            for tool in order:
-                if tool == "opctl":
+            k = rep % len(tools)
+            for tool in tools[k:] + tools[:k]:
+                if tool == "flux":
+                    rec = self.measure(n, "diff-1pct", "flux", self.flux_cmd("diff", setdir), rep, ua="fluxpeer/")
+                    rec["changed_objects"] = changed
+                elif tool == "opctl":
                     rec = self.measure(n, "diff-1pct", "opctl", self.opctl_cmd("diff", setdir, "-q", "-o", "json"),
                                        rep, ua="opctl/")
                     rec["changed_objects"] = changed
@@ -349,6 +378,11 @@ def main():
     ap.add_argument("--kubectl-diff-reps-large", type=int, default=1,
                     help="reps of the two `kubectl diff` scenarios for N >= 5000 (default 1)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--profile", choices=["classic", "wide"], default="wide",
+                    help="the generated set: wide (50 namespaces, 20 kinds, 5 large CRDs; default) or classic "
+                         "(10 namespaces, 8 kinds: the runs before 2026-12-02)")
+    ap.add_argument("--peers", default="kubectl,flux",
+                    help="comma-separated peers besides kubectl's floor: kubectl, flux (default both)")
     ap.add_argument("--opctl-bin", default=os.environ.get("OPCTL_BIN", os.path.join(REPO_ROOT, "build/cli/opctl")))
     ap.add_argument("--opctl-source", choices=["git", "dir"], default="git",
                     help="opctl reads the set's git repo (default) or its directory")

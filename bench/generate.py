@@ -13,7 +13,14 @@ Layout (files sort so that `kubectl apply -R` creates Namespaces and the CRD fir
   10-apps/<namespace>/<app>.yaml  one file per app: a few of ConfigMap, Secret, Service, Deployment,
                                   ServiceAccount, Role, RoleBinding and Widget (the CRD's kind)
 
-N counts the namespaced objects; the 10 Namespaces and the CRD come on top (N + 11 objects in all).
+N counts the namespaced objects; the Namespaces and the CRDs come on top. Two profiles:
+
+  classic  10 namespaces, 8 kinds (ServiceAccount, Role, RoleBinding, Secret, ConfigMap, Service, Deployment and
+           Widget, the one small CRD's kind): N + 11 objects in all (the earlier benchmark runs)
+  wide     50 namespaces, 20 namespaced kinds: the 8 above, NetworkPolicy, PodDisruptionBudget,
+           HorizontalPodAutoscaler, Ingress, CronJob (suspended), PersistentVolumeClaim, LimitRange, and the kinds of
+           5 CRDs with large schemas (400-650 KB each, as real operators ship, in 00-cluster/crd-<plural>.yaml):
+           N + 56 objects in all
 Everything is derived from --seed, --n and --prefix, so two runs with the same arguments give the same bytes
 (and the same commit id, as author/committer dates are fixed).
 
@@ -79,6 +86,74 @@ CRD = {
         }],
     },
 }
+
+
+# The wide profile's CRDs with large schemas: (kind, plural, schema size in KB).
+LARGE_CRDS = [("Pipeline", "pipelines", 400), ("Probe", "probes", 460), ("Alert", "alerts", 500),
+              ("Dataset", "datasets", 560), ("Gateway", "gateways", 610)]
+WIDE_KINDS = APP_KINDS + ["NetworkPolicy", "PodDisruptionBudget", "HorizontalPodAutoscaler", "Ingress", "CronJob",
+                          "PersistentVolumeClaim", "LimitRange"] + [kind for kind, _, _ in LARGE_CRDS]
+WORDS = ["the", "controller", "reconciles", "this", "field", "when", "set", "value", "of", "resource", "must", "be",
+         "a", "valid", "name", "defaults", "to", "empty", "which", "means", "no", "limit", "applies", "for", "each",
+         "replica", "in", "cluster", "see", "documentation", "more", "details", "about", "configuration"]
+
+
+def large_schema(rng, size_kb):
+    """A structural schema of about size_kb KB: nested objects with long descriptions, as generated CRDs have."""
+    def describe(words):
+        return " ".join(rng.choice(WORDS) for _ in range(words)).capitalize() + "."
+
+    def leaf(depth):
+        t = rng.choice(["string", "integer", "boolean", "string"])
+        prop = {"type": t, "description": describe(rng.randint(20, 60))}
+        if t == "integer":
+            prop["format"] = "int32"
+        return prop
+
+    def node(depth):
+        props = {}
+        for i in range(rng.randint(4, 9)):
+            name = f"{rng.choice(WORDS)}{rng.choice(WORDS).capitalize()}{i}"
+            props[name] = node(depth + 1) if depth < 3 and rng.random() < 0.35 else leaf(depth)
+        return {"type": "object", "description": describe(rng.randint(30, 80)), "properties": props}
+
+    template = {"type": "object", "description": describe(40), "properties": {}}
+    i = 0
+    while len(json.dumps(template, separators=(",", ":"))) < size_kb * 1024 - 8192:
+        template["properties"][f"section{i}"] = node(0)
+        i += 1
+    return {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {
+            "replicas": {"type": "integer", "minimum": 0, "description": describe(30)},
+            "mode": {"type": "string", "enum": ["active", "passive", "standby"], "description": describe(30)},
+            "owner": {"type": "string", "description": describe(20)},
+            "settings": {"type": "object", "additionalProperties": {"type": "string"}, "description": describe(20)},
+            "template": template}},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}
+
+
+def large_crds(seed):
+    rng = random.Random(f"{seed}/large-crds")
+    return [{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+             "metadata": {"name": f"{plural}.{CRD_GROUP}"},
+             "spec": {"group": CRD_GROUP, "scope": "Namespaced",
+                      "names": {"plural": plural, "singular": kind.lower(), "kind": kind, "listKind": kind + "List"},
+                      "versions": [{"name": "v1", "served": True, "storage": True,
+                                    "schema": {"openAPIV3Schema": large_schema(rng, size_kb)}}]}}
+            for kind, plural, size_kb in LARGE_CRDS]
+
+
+LARGE_KINDS = {kind for kind, _, _ in LARGE_CRDS}
+
+# `kubectl get` of every namespaced kind of a profile: the floor a no-op pass is compared with.
+GET_KINDS = {
+    "classic": "configmaps,secrets,services,deployments.apps,serviceaccounts,roles.rbac.authorization.k8s.io,"
+               "rolebindings.rbac.authorization.k8s.io,widgets.bench.opctl.io",
+}
+GET_KINDS["wide"] = GET_KINDS["classic"] + ",networkpolicies.networking.k8s.io,poddisruptionbudgets.policy," \
+    "horizontalpodautoscalers.autoscaling,ingresses.networking.k8s.io,cronjobs.batch,persistentvolumeclaims," \
+    "limitranges," + ",".join(f"{plural}.{CRD_GROUP}" for _, plural, _ in LARGE_CRDS)
+PROFILES = {"classic": {"namespaces": 10, "kinds": APP_KINDS}, "wide": {"namespaces": 50, "kinds": WIDE_KINDS}}
 
 
 class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
@@ -174,6 +249,43 @@ def make_app(rng, ns, team, app, kinds):
                 "selector": {"matchLabels": {"app.kubernetes.io/name": app}},
                 "template": {"metadata": {"labels": dict(lab)}, "spec": pod_spec},
             }}
+        elif kind == "NetworkPolicy":
+            objs[kind] = {"apiVersion": "networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": {
+                "podSelector": {"matchLabels": {"app.kubernetes.io/name": app}}, "policyTypes": ["Ingress"],
+                "ingress": [{"from": [{"podSelector": {"matchLabels": {"team": team}}}],
+                             "ports": [{"protocol": "TCP", "port": 8080}]}]}}
+        elif kind == "PodDisruptionBudget":
+            objs[kind] = {"apiVersion": "policy/v1", "kind": kind, "metadata": meta, "spec": {
+                "maxUnavailable": 1, "selector": {"matchLabels": {"app.kubernetes.io/name": app}}}}
+        elif kind == "HorizontalPodAutoscaler":
+            # Scales the app's canary Deployment, which the set does not hold: the autoscaler never changes a
+            # Deployment the tools apply (its replicas would be drift).
+            objs[kind] = {"apiVersion": "autoscaling/v2", "kind": kind, "metadata": meta, "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": app + "-canary"},
+                "minReplicas": 1, "maxReplicas": rng.randint(3, 10),
+                "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                    "type": "Utilization", "averageUtilization": rng.choice([60, 70, 80])}}}]}}
+        elif kind == "Ingress":
+            objs[kind] = {"apiVersion": "networking.k8s.io/v1", "kind": kind, "metadata": meta, "spec": {
+                "ingressClassName": "bench", "rules": [{"host": f"{app}.{team}.example.com", "http": {"paths": [
+                    {"path": "/", "pathType": "Prefix",
+                     "backend": {"service": {"name": app, "port": {"number": 80}}}}]}}]}}
+        elif kind == "CronJob":
+            objs[kind] = {"apiVersion": "batch/v1", "kind": kind, "metadata": meta, "spec": {
+                "schedule": f"{rng.randint(0, 59)} {rng.randint(0, 23)} * * *", "suspend": True,
+                "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": [
+                    {"name": "job", "image": "busybox:1.36", "args": ["sh", "-c", "echo report"]}]}}}}}}
+        elif kind == "PersistentVolumeClaim":
+            objs[kind] = {"apiVersion": "v1", "kind": kind, "metadata": meta, "spec": {
+                "accessModes": ["ReadWriteOnce"], "storageClassName": "bench",
+                "resources": {"requests": {"storage": f"{rng.choice([1, 5, 10])}Gi"}}}}
+        elif kind == "LimitRange":
+            objs[kind] = {"apiVersion": "v1", "kind": kind, "metadata": meta, "spec": {"limits": [
+                {"type": "Container", "default": {"memory": "512Mi"}, "defaultRequest": {"memory": "64Mi"}}]}}
+        elif kind in LARGE_KINDS:
+            objs[kind] = {"apiVersion": f"{CRD_GROUP}/v1", "kind": kind, "metadata": meta, "spec": {
+                "replicas": rng.randint(1, 5), "mode": rng.choice(["active", "passive", "standby"]), "owner": team,
+                "settings": {f"k{i}": f"v{rng.randint(0, 999)}" for i in range(rng.randint(0, 4))}}}
         elif kind == "Widget":
             objs[kind] = {"apiVersion": f"{CRD_GROUP}/v1", "kind": kind, "metadata": meta, "spec": {
                 "size": rng.randint(1, 9), "tier": rng.choice(["bronze", "silver", "gold"]), "owner": team,
@@ -183,8 +295,9 @@ def make_app(rng, ns, team, app, kinds):
     return objs
 
 
-def build(n, seed, prefix, namespaces):
+def build(n, seed, prefix, namespaces, profile="classic"):
     """Returns {relative path: [objects]} for a set of n namespaced objects."""
+    app_kinds = PROFILES[profile]["kinds"]
     rng = random.Random(f"{seed}/{n}")
     ns_names = [f"{prefix}-{TEAMS[i % len(TEAMS)]}" + (f"-{i // len(TEAMS)}" if i >= len(TEAMS) else "")
                 for i in range(namespaces)]
@@ -193,6 +306,9 @@ def build(n, seed, prefix, namespaces):
                                                                                          "bench.opctl.io/set": prefix}}}
         for ns in ns_names]}
     files["00-cluster/crd-widgets.yaml"] = [CRD]
+    if profile == "wide":
+        for crd in large_crds(seed):
+            files[f"00-cluster/crd-{crd['spec']['names']['plural']}.yaml"] = [crd]
     count = 0
     app_index = 0
     while count < n:
@@ -200,8 +316,8 @@ def build(n, seed, prefix, namespaces):
         team = ns.split("-", 1)[1]
         app = f"{rng.choice(COMPONENTS)}-{app_index:05d}"
         # Most apps have the full set; some lack a Widget, RBAC or a Service (a batch worker), like real repos.
-        kinds = [k for k in APP_KINDS if not (
-            (k == "Widget" and rng.random() < 0.35) or
+        kinds = [k for k in app_kinds if not (
+            ((k == "Widget" or k in LARGE_KINDS) and rng.random() < 0.35) or
             (k in ("Role", "RoleBinding") and rng.random() < 0.3) or
             (k == "Service" and rng.random() < 0.2) or
             (k == "Secret" and rng.random() < 0.25))]
@@ -209,7 +325,7 @@ def build(n, seed, prefix, namespaces):
         objs = make_app(rng, ns, team, app, kinds)
         if "RoleBinding" in objs and "Role" not in objs:
             del objs["RoleBinding"]
-        docs = [objs[k] for k in APP_KINDS if k in objs]
+        docs = [objs[k] for k in app_kinds if k in objs]
         files[f"10-apps/{ns}/{app}.yaml"] = docs
         count += len(docs)
         app_index += 1
@@ -305,7 +421,9 @@ def main():
     ap.add_argument("--n", type=int, default=100, help="number of namespaced objects (default 100)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--prefix", default="bench", help="namespace name prefix (fresh prefix = fresh objects)")
-    ap.add_argument("--namespaces", type=int, default=10)
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="classic",
+                    help="classic: 10 namespaces, 8 kinds; wide: 50 namespaces, 20 kinds, 5 large CRDs")
+    ap.add_argument("--namespaces", type=int, default=None, help="default: the profile's")
     ap.add_argument("--mutate", metavar="PCT", help="change this fraction of the objects (e.g. 1%%) in a new commit")
     ap.add_argument("--no-repo", action="store_true", help="write only tree/ (no git repository)")
     args = ap.parse_args()
@@ -328,7 +446,8 @@ def main():
         print(json.dumps({"changed": changed, "commit": head}))
         return
 
-    files = build(args.n, args.seed, args.prefix, args.namespaces)
+    namespaces = args.namespaces or PROFILES[args.profile]["namespaces"]
+    files = build(args.n, args.seed, args.prefix, namespaces, args.profile)
     os.makedirs(args.out, exist_ok=True)
     write_tree(os.path.join(args.out, "tree"), files)
     head = None
@@ -340,8 +459,8 @@ def main():
         git(repo, "init", "-q", "-b", "main")
         head = commit(repo, files, f"bench set n={args.n} seed={args.seed} prefix={args.prefix}", 0)
     with open(params_path, "w") as f:
-        json.dump({"n": args.n, "seed": args.seed, "prefix": args.prefix, "namespaces": args.namespaces,
-                   "mutations": 0}, f)
+        json.dump({"n": args.n, "seed": args.seed, "prefix": args.prefix, "namespaces": namespaces,
+                   "profile": args.profile, "mutations": 0}, f)
     kinds = {}
     for docs in files.values():
         for d in docs:

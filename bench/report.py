@@ -14,6 +14,14 @@ ROWS = [
      "kubectl apply --server-side -R"),
     ("no-op pass: diff", "noop-diff", "opctl diff", "noop-diff", "kubectl", "kubectl diff -R"),
     ("1% changed: diff", "diff-1pct", "opctl diff", "diff-1pct", "kubectl", "kubectl diff -R"),
+    ("first apply vs Flux", "first-apply", "opctl reconcile", "first-apply", "flux",
+     "Flux ssa ApplyAllStaged"),
+    ("first apply: default rate vs --qps 0", "first-apply", "opctl reconcile", "first-apply", "opctl-qps0",
+     "opctl reconcile --qps 0"),
+    ("no-op pass vs Flux", "noop-reconcile", "opctl reconcile", "noop-reconcile", "flux",
+     "Flux ssa ApplyAllStaged"),
+    ("no-op diff vs Flux", "noop-diff", "opctl diff", "noop-diff", "flux", "Flux ssa Diff (dry-run)"),
+    ("1% changed: diff vs Flux", "diff-1pct", "opctl diff", "diff-1pct", "flux", "Flux ssa Diff (dry-run)"),
     ("floor: no-op reconcile vs get", "noop-reconcile", "opctl reconcile", "floor-get", "kubectl",
      "kubectl get (8 kinds, -A, -o json)"),
     ("floor: no-op diff vs get", "noop-diff", "opctl diff", "floor-get", "kubectl",
@@ -73,7 +81,7 @@ def table(results, n):
     for title, oop, olabel, kop, ktool, klabel in ROWS:
         o = runs(results, n, oop, "opctl")
         k = runs(results, n, kop, ktool)
-        if not o and not k:
+        if not o or not k:
             continue
         oreq = med(o, "requests") if o else None
         kreq = med(k, "requests") if k and ktool != "git" else None
@@ -98,7 +106,7 @@ def verbs_table(results, n):
     return "\n".join(out)
 
 
-def targets(results, sizes):
+def targets(results, sizes, profile="classic"):
     n = max(sizes)
     note = "" if n >= 5000 else f" (**quick run: evaluated at N={n}, the issue's targets are for N=5000**)"
 
@@ -124,12 +132,13 @@ def targets(results, sizes):
     reqs = {s: m("noop-reconcile", "opctl", "requests", s) for s in sorted(sizes)}
     reqs = {s: v for s, v in reqs.items() if v is not None}
     if reqs:
-        # kinds × namespaces: 8 namespaced kinds × 10 namespaces + 2 cluster-scoped kinds (Namespace, CRD).
-        bound = 8 * 10 + 2
+        # kinds × namespaces + 2 cluster-scoped kinds (Namespace, CRD).
+        kinds, namespaces = (8, 10) if profile == "classic" else (20, 50)
+        bound = kinds * namespaces + 2
         grow = max(reqs.values()) - min(reqs.values())
         desc = ", ".join(f"N={s}: {v:.0f}" for s, v in reqs.items())
         add("no-op `opctl reconcile`: O(kinds × namespaces) API requests, not O(N)",
-            f"{desc} (LISTs per kind × namespace: 8 × 10 + 2 cluster-scoped = {bound}; growth from the smallest to "
+            f"{desc} (LISTs per kind × namespace: {kinds} × {namespaces} + 2 cluster-scoped = {bound}; growth from the smallest to "
             f"the largest N: {grow:.0f}, because small sets lack some kinds in some namespaces)",
             reqs[max(reqs)] <= 2 * bound)
     fo, fk = m("first-apply", "opctl"), m("first-apply", "kubectl")
@@ -145,6 +154,54 @@ def targets(results, sizes):
         add("incremental git fetch of an unchanged repo ≤ 1.5× `git fetch`",
             f"{go:.3f} s vs {gg:.3f} s = {go / gg:.2f}× (`opctl fetch --repo`: process start, cache lock, fetch, "
             f"ref resolution, path check)", go <= 1.5 * gg)
+    return "\n".join(rows)
+
+
+def targets_21(results, sizes):
+    """The targets of issue 21 (defined at N = 20,000), evaluated at every N of the run."""
+    rows = ["| target (issue 21, at N=20000) | N | measured | met? |", "|---|---|---|---|"]
+    for n in sorted(sizes, reverse=True):
+        def m(op, tool, key="wall"):
+            return med(runs(results, n, op, tool), key)
+
+        def add(text, value_text, ok):
+            rows.append(f"| {text} | {n} | {value_text} | {'met' if ok else '**missed**'} |")
+
+        rec, floor, frec = m("noop-reconcile", "opctl"), m("floor-get", "kubectl"), m("noop-reconcile", "flux")
+        odiff, fdiff = m("noop-diff", "opctl"), m("noop-diff", "flux")
+        o1, f1 = m("diff-1pct", "opctl"), m("diff-1pct", "flux")
+        fo, ff, fz = m("first-apply", "opctl"), m("first-apply", "flux"), m("first-apply", "opctl-qps0")
+        if None not in (rec, floor):
+            add("no-op `opctl reconcile` ≤ 1.0× the `kubectl get` floor", f"{rec:.2f} s vs {floor:.2f} s = "
+                f"{rec / floor:.2f}×", rec <= floor)
+        if None not in (rec, frec):
+            add("no-op `opctl reconcile` ≥ 5× faster than Flux's no-op", f"{frec:.2f} s / {rec:.2f} s = "
+                f"{frec / rec:.1f}× faster", frec >= 5 * rec)
+        if None not in (odiff, fdiff):
+            add("`opctl diff` ≥ 10× faster than Flux's dry-run diff (no-op)", f"{fdiff:.2f} s / {odiff:.2f} s = "
+                f"{fdiff / odiff:.1f}× faster", fdiff >= 10 * odiff)
+        if None not in (o1, f1):
+            add("`opctl diff` ≥ 10× faster than Flux's dry-run diff (1% changed)", f"{f1:.2f} s / {o1:.2f} s = "
+                f"{f1 / o1:.1f}× faster", f1 >= 10 * o1)
+        if None not in (fo, ff):
+            add("first apply ≥ 1.5× faster than Flux's staged apply", f"{ff:.2f} s / {fo:.2f} s = "
+                f"{ff / fo:.1f}× faster", ff >= 1.5 * fo)
+        if None not in (fo, fz):
+            add("first apply within 1.3× of opctl's own `--qps 0`", f"{fo:.2f} s vs {fz:.2f} s = {fo / fz:.2f}×",
+                fo <= 1.3 * fz)
+        rss = [r["rss_kib"] for r in results if r["n"] == n and r["tool"] in ("opctl", "opctl-qps0")]
+        if rss:
+            limit = 150 if n >= 20000 else 60 if n >= 5000 else None
+            if limit:
+                add(f"peak RSS ≤ {limit} MiB", f"max over every opctl run: {max(rss) / 1024:.0f} MiB",
+                    max(rss) / 1024 <= limit)
+            else:
+                rows.append(f"| peak RSS (targets at N=5000 and 20000) | {n} | max over every opctl run: "
+                            f"{max(rss) / 1024:.0f} MiB | – |")
+        req = m("noop-reconcile", "opctl", "requests")
+        if req is not None:
+            rows.append(f"| no-op API requests O(kinds × namespaces) | {n} | {req:.0f} requests | see the "
+                        "per-verb table: LISTs per (kind, namespace) |")
     return "\n".join(rows)
 
 
@@ -171,7 +228,7 @@ def write(args, bench, started, finished=None):
         server = "v1.36.3 (testenv; already stopped when the report was written)"
     loads = bench.loads or [0]
     L = []
-    L.append("# opctl vs kubectl: benchmark results\n")
+    L.append("# opctl vs kubectl and Flux's apply engine: benchmark results\n")
     L.append(f"Generated by `bench/run.sh{' --quick' if args.quick else ''}` — see `bench/README.md` for what is "
              f"measured and how. Raw data: `{args.workdir}/results.json` (per-run logs next to it).\n")
     L.append("## Machine, versions, date\n")
@@ -203,12 +260,18 @@ def write(args, bench, started, finished=None):
     L.append("")
     for n in sizes:
         L.append(f"## N = {n}\n")
-        L.append(f"{n} namespaced objects + 10 Namespaces + 1 CRD. Times in seconds. ⚠ = a run exited unexpectedly "
+        profile = getattr(args, "profile", "classic")
+        extra = "10 Namespaces + 1 CRD" if profile == "classic" else \
+            "50 Namespaces + 6 CRDs (5 with schemas of 415–610 KB), 20 namespaced kinds"
+        L.append(f"{n} namespaced objects + {extra}. Times in seconds. ⚠ = a run exited unexpectedly "
                  "(see the per-run log).\n")
         L.append(table(results, n) + "\n")
         L.append("<details><summary>API requests by verb</summary>\n\n" + verbs_table(results, n) + "\n\n</details>\n")
+    if any(r["tool"] == "flux" for r in results):
+        L.append("## Targets from issue 21\n")
+        L.append(targets_21(results, sizes) + "\n")
     L.append("## Targets from issue 9\n")
-    L.append(targets(results, sizes) + "\n")
+    L.append(targets(results, sizes, getattr(args, "profile", "classic")) + "\n")
     if bench.notes:
         L.append("## Notes from the run\n")
         L.extend(f"- {x}" for x in bench.notes)
@@ -230,6 +293,7 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--opctl-bin", default=os.environ.get("OPCTL_BIN", "build/cli/opctl"))
     ap.add_argument("--opctl-source", default="git")
+    ap.add_argument("--profile", default="wide")
     ap.add_argument("--results", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md"))
     ap.add_argument("--started", help="ISO time the run started (default: its first run's start, if recorded)")
     a = ap.parse_args()
