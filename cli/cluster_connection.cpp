@@ -8,7 +8,7 @@ kube::TransportOptions transport_options(const CommonOptions& options) {
   kube::TransportOptions transport;
   transport.user_agent = std::string("opctl/") + k_version;
   transport.concurrency = options.concurrency;
-  transport.qps = options.qps;
+  transport.qps = options.qps.fixed;
   transport.burst = options.burst;
   transport.verbose = options.verbose;
   return transport;

@@ -180,9 +180,21 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
   command.add_option("--concurrency", options.concurrency, "Requests in flight at once (HTTP/2 streams)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
-  command.add_option("--qps", options.qps, "Client-side rate limit in requests per second (0: none)")
-      ->capture_default_str();
-  command.add_option("--burst", options.burst, "Requests allowed above --qps in a burst")
+  command
+      .add_option_function<std::string>(
+          "--qps", [&options](const std::string& text) { options.qps = *config::parse_request_rate(text); },
+          "Client-side rate limit: auto sends as fast as --concurrency allows until the API server answers "
+          "429, then adapts to it; a number is a fixed rate in requests per second (0: none)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            return config::parse_request_rate(text) ? std::string()
+                                                    : "must be auto or a number of requests per second";
+          },
+          ""))
+      ->type_name("auto|N")
+      ->default_str("auto");
+  command
+      .add_option("--burst", options.burst, "Requests allowed above a fixed --qps in a burst (not with auto)")
       ->capture_default_str();
   command
       .add_option("--exec-timeout", options.exec_timeout,

@@ -24,7 +24,7 @@ struct CommonOptions {
   std::string namespace_name;
   // The transport's defaults, so the flags' and the library's never drift apart.
   int concurrency = kube::TransportOptions{}.concurrency;
-  double qps = kube::TransportOptions{}.qps;
+  config::RequestRate qps;  // --qps auto (adaptive) unless a number is given
   int burst = kube::TransportOptions{}.burst;
   std::string exec_timeout = std::to_string(kube::k_default_exec_timeout_seconds) + "s";
   std::string set_name;    // --name

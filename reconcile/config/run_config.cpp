@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <regex>
@@ -209,7 +211,16 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"execTimeout", reader.into(config.exec_timeout)},
        {"forceConflicts", reader.into(config.force_conflicts)},
        {"concurrency", reader.into(config.concurrency)},
-       {"qps", reader.into(config.qps)},
+       {"qps",
+        [&](const Json& value, const std::string& pointer, const std::string& path) {
+          std::optional<RequestRate> rate;
+          if (value.is_number() && value.get<double>() >= 0) rate = RequestRate{value.get<double>()};
+          if (value.is_string()) rate = parse_request_rate(value.get<std::string>());
+          if (!rate)
+            return reader.problem(
+                pointer, path, "must be auto or a number of requests per second (0: no client-side limit)");
+          config.qps = rate;
+        }},
        {"burst", reader.into(config.burst)},
        {"ignoreDifferences",
         reader.into_list<IgnoreDifference>(
@@ -279,6 +290,16 @@ void read_spec(FieldReader& reader, RunConfig& config) {
 }
 
 }  // namespace
+
+std::optional<RequestRate> parse_request_rate(const std::string& text) {
+  if (text == "auto") return RequestRate{};
+  double qps = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), qps);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || !std::isfinite(qps) ||
+      qps < 0)
+    return std::nullopt;
+  return RequestRate{qps};
+}
 
 std::optional<std::chrono::seconds> parse_duration(const std::string& text) {
   static const std::regex k_part(R"((\d+)(h|m|s))");

@@ -70,6 +70,14 @@ struct VerifySettings {
   std::optional<std::string> allowed_signers_file, gpg_keyring_file;
 };
 
+// spec.qps and --qps: "auto" (the default) adapts the client's request rate
+// to the API server's pushback (429); a number is a fixed rate in requests
+// per second, 0 for no client-side limit at all.
+struct RequestRate {
+  std::optional<double> fixed;  // nullopt: auto
+  bool operator==(const RequestRate&) const = default;
+};
+
 struct RunConfig {
   std::string file;                        // where it was read from; empty when there is none
   std::string name;                        // metadata.name; empty when not given (the set is unnamed)
@@ -84,7 +92,7 @@ struct RunConfig {
   std::optional<std::chrono::seconds> timeout;
   std::optional<std::chrono::seconds> exec_timeout;  // kubeconfig exec plugins, as --exec-timeout
   std::optional<int> concurrency, burst;
-  std::optional<double> qps;
+  std::optional<RequestRate> qps;
   std::vector<IgnoreDifference> ignore_differences;
   std::vector<HealthOverride> health;
   std::chrono::seconds lease_duration{60};
@@ -105,6 +113,10 @@ bool is_config_file_path(const std::string& path);
 
 // Parses opctl.yaml; throws InvalidInputError listing every problem.
 RunConfig parse_run_config(const std::string& text, const std::string& file);
+
+// "auto", or a number of requests per second >= 0 ("200", "12.5", "0");
+// nullopt for anything else.
+std::optional<RequestRate> parse_request_rate(const std::string& text);
 
 // "90s", "5m", "1h30m", "2h" -> seconds. nullopt when malformed.
 std::optional<std::chrono::seconds> parse_duration(const std::string& text);

@@ -1,5 +1,6 @@
 // The libcurl transport: batches over one multi handle (HTTP/2 streams on
-// few connections, bounded concurrency, token-bucket rate limit, retries).
+// few connections, bounded concurrency, a rate adapted to the server's
+// pushback or a fixed token bucket, retries).
 #include <curl/curl.h>
 #include <fmt/format.h>
 
@@ -9,10 +10,10 @@
 #include <random>
 #include <thread>
 
+#include "kube/adaptive_rate.hpp"
 #include "kube/credentials.hpp"
 #include "kube/curl_endpoint.hpp"
 #include "kube/http_transport.hpp"
-#include "kube/rate_limiter.hpp"
 #include "kube/retry_policy.hpp"
 #include "model/redaction.hpp"
 
@@ -42,6 +43,7 @@ struct Transfer {
   HeaderList headers;
   std::string body;
   std::string retry_after;
+  Clock::time_point started;
   char error[CURL_ERROR_SIZE] = {};
 };
 
@@ -72,7 +74,7 @@ class CurlTransport : public HttpTransport {
   CurlTransport(const ClusterConfig& cluster, const TransportOptions& options)
       : options_(options),
         endpoint_(cluster, options),
-        limiter_(options.qps, options.burst),
+        rate_(options.qps, options.burst),
         credentials_(cluster) {
     multi_.reset(curl_multi_init());
     curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
@@ -136,11 +138,13 @@ class CurlTransport : public HttpTransport {
                    const Credential& credential, std::vector<HttpResponse>& responses) {
     auto now = Clock::now();
     for (auto it = queue.begin(); it != queue.end() && running_.size() < limit;) {
-      if (it->not_before > now || !limiter_.try_take(now)) {
+      if (it->not_before > now) {
         ++it;
         continue;
       }
+      if (!rate_.try_take(now)) return;  // nothing else may start before `now` moves on
       auto transfer = make_transfer(requests[it->index], it->index, credential);
+      transfer->started = now;
       responses[it->index].attempts += 1;
       stats_.requests += 1;
       if (responses[it->index].attempts > 1) stats_.retries += 1;
@@ -182,6 +186,7 @@ class CurlTransport : public HttpTransport {
       log(fmt::format("opctl: {} {} -> {}{}", request.method, request.path,
                       status == 0 ? error : std::to_string(status),
                       retry ? fmt::format(" (attempt {}, will retry)", response.attempts) : ""));
+    adapt_rate(status, transfer);
     if (retry) {
       auto delay = retry_delay(response.attempts, parse_retry_after(transfer.retry_after), options_, random_);
       queue.push_back({transfer.index, Clock::now() + delay});
@@ -190,6 +195,13 @@ class CurlTransport : public HttpTransport {
     response.status = status;
     if (status != 0) response.body = std::move(transfer.body);
     if (status == 0) response.transport_error = describe_failure(request, error, tls_failure);
+  }
+
+  // Lets the rate hear the server's answer; -v says when it changed the limit.
+  void adapt_rate(long status, const Transfer& transfer) {
+    bool has_retry_after = transfer.retry_after.find_first_not_of(" \t\r\n") != std::string::npos;
+    auto change = rate_.on_answer({status, has_retry_after, transfer.started}, Clock::now());
+    if (change && options_.verbose) log(describe(*change));
   }
 
   std::string describe_failure(const HttpRequest& request, const std::string& error,
@@ -239,7 +251,7 @@ class CurlTransport : public HttpTransport {
 
   TransportOptions options_;
   CurlEndpoint endpoint_;
-  RateLimiter limiter_;
+  AdaptiveRate rate_;
   CredentialSource credentials_;
   MultiHandle multi_;
   std::vector<std::unique_ptr<Transfer>> running_;

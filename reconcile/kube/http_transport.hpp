@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,14 @@ using LogSink = std::function<void(const std::string& line)>;
 struct TransportOptions {
   std::string user_agent = "opctl";
   int concurrency = 16;  // requests in flight at once
-  // Client-side rate limit; <= 0 means none. A pass is one-shot and bounded by
-  // `concurrency`; the server protects itself with API Priority and Fairness
-  // (429 + Retry-After, which the retry policy honours).
-  double qps = 200;
-  int burst = 400;
+  // Client-side rate limit. nullopt (the default): adaptive, as fast as
+  // `concurrency` allows until the server pushes back (429, or 503 with
+  // Retry-After, as API Priority and Fairness sheds load), then slower and
+  // back up while it does not (kube/adaptive_rate.hpp). A number: a fixed
+  // token bucket of `qps` a second and `burst` saved up; <= 0: no limit.
+  // Either way a rejected request waits out its Retry-After.
+  std::optional<double> qps;
+  int burst = 400;       // with a fixed qps only
   int max_attempts = 5;  // per request, for retryable failures
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};

@@ -22,6 +22,8 @@ class RateLimiter {
     return true;
   }
 
+  double qps() const { return qps_; }
+
  private:
   double qps_;
   int burst_;

@@ -1,10 +1,13 @@
 """Safe under faults and mistakes: a lost Lease stops a pass, SIGTERM releases
 it and records the run, a failed object does not stop its wave, opctl.io/source
 follows the commit that changed an object, the config's Namespace can be in the
-set, and 500 objects through a faulty proxy arrive exactly once and right."""
+set, 500 objects through a faulty proxy arrive exactly once and right, and a
+server that answers 429 slows the default (adaptive) rate down without losing
+anything."""
 import base64
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -281,3 +284,33 @@ def test_chaos_500_objects_through_faults_arrive_exactly_once_and_right(cluster,
         proxy.stop()
         for n in range(4):
             cluster.kubectl("delete", "namespace", f"{prefix}-{n}", "--wait=false", check=False)
+
+
+# --- adaptive rate: a server that answers 429 slows the pass down, nothing is lost ---
+
+def test_a_pass_the_server_throttles_lowers_its_rate_and_applies_everything(cluster, namespace, manifests, setname,
+                                                                          tmp_path):
+    """The proxy answers the first apply of every ConfigMap 429 (Retry-After: 1), as API Priority and Fairness
+    would under load: with the default --qps auto the pass lowers its rate, says so under -v, and every object
+    arrives with its value."""
+    count = 60
+    files = {f"cm-{i:02}.yaml": configmap(f"cm-{i:02}", namespace, f"value-{i}") for i in range(count)}
+    root = manifests({"opctl.yaml": config(setname, namespace), **files})
+    rules = [{"match": {"userAgentRegex": "opctl", "method": "PATCH",
+                        "pathRegex": f"^/api/v1/namespaces/{namespace}/configmaps/cm-{i:02}$"},
+              "action": "status", "status": 429, "retryAfterSeconds": 1, "times": 1} for i in range(count)]
+    proxy = FaultProxy(cluster, tmp_path / "faults.json")
+    try:
+        proxy.set_faults(rules)
+        run = cluster.opctl("reconcile", "--kubeconfig", proxy.kubeconfig, "--path", str(root), "-v")
+        counts = proxy.counts()
+    finally:
+        proxy.stop()
+
+    assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-2000:]
+    assert counts["faulted"] == count, counts
+    assert re.search(r"^opctl: the server answered 429 at \d+ requests/s: sending at most \d+ requests/s$",
+                     run.stderr, re.MULTILINE), run.stderr[-3000:]
+    items = cluster.get_json("configmaps", "-n", namespace)["items"]
+    found = {item["metadata"]["name"]: item["data"] for item in items if item["metadata"]["name"].startswith("cm-")}
+    assert found == {f"cm-{i:02}": {"k": f"value-{i}"} for i in range(count)}

@@ -3,6 +3,7 @@
 // but never configure, enable or disable it.
 #include <catch2/catch.hpp>
 
+#include "cluster_connection.hpp"
 #include "common_options.hpp"
 #include "config/run_config.hpp"
 #include "model/error.hpp"
@@ -88,4 +89,33 @@ TEST_CASE("a pass timeout from opctl.yaml applies when --timeout is not given", 
 
   options.timeout = "soon";
   CHECK_THROWS_AS(cli::pass_timeout(options), opctl::InvalidInputError);
+}
+
+TEST_CASE("--qps is adaptive by default, fixed when a number is given, and opctl.yaml fills it in between",
+          "[common_options][qps]") {
+  // Given --qps or spec.qps or neither, we should hand the transport adaptive (nullopt), a fixed rate, or 0.
+  auto transport_qps = [](const std::string& args, const std::string& spec) {
+    CLI::App app;
+    cli::CommonOptions options;
+    cli::add_source_flags(app, options);
+    cli::add_cluster_flags(app, options);
+    app.parse(args + " --path manifests", false);
+    if (!spec.empty()) cli::apply_found_config(options, found_config(spec));
+    return cli::transport_options(options).qps;
+  };
+  CHECK_FALSE(transport_qps("", ""));
+  CHECK_FALSE(transport_qps("--qps auto", ""));
+  CHECK(transport_qps("--qps 50", "") == 50.0);
+  CHECK(transport_qps("--qps 0", "") == 0.0);
+  CHECK(transport_qps("", "  qps: 20\n") == 20.0);
+  CHECK_FALSE(transport_qps("", "  qps: auto\n"));
+  CHECK_FALSE(transport_qps("--qps auto", "  qps: 20\n"));  // the flag wins over the file
+  CHECK(transport_qps("--qps 7", "  qps: auto\n") == 7.0);
+
+  for (const std::string bad : {"fast", "-1"}) {
+    CLI::App app;
+    cli::CommonOptions options;
+    cli::add_cluster_flags(app, options);
+    CHECK_THROWS_AS(app.parse("--qps " + bad, false), CLI::ParseError);
+  }
 }

@@ -71,3 +71,31 @@ TEST_CASE("the set's ApplySet parent and Lease are named opctl-<metadata.name>",
   CHECK(opctl::config::set_object_name("shop") == "opctl-shop");
   CHECK(opctl::config::set_object_name("default") == "opctl-default");
 }
+
+TEST_CASE("spec.qps is auto or a number of requests per second", "[run_config][qps]") {
+  // Given each form of spec.qps, we should read auto as adaptive, a number as a fixed rate, and refuse the
+  // rest.
+  using opctl::config::RequestRate;
+  auto qps = [](const std::string& value) {
+    return parse_run_config("apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n  qps: " + value + "\n",
+                            "opctl.yaml")
+        .qps;
+  };
+  CHECK(qps("auto") == RequestRate{});
+  CHECK(qps("50") == RequestRate{50.0});
+  CHECK(qps("12.5") == RequestRate{12.5});
+  CHECK(qps("0") == RequestRate{0.0});
+  CHECK(qps("\"200\"") == RequestRate{200.0});
+  CHECK_FALSE(parse_run_config("apiVersion: opctl.io/v1alpha1\nkind: Config\n", "opctl.yaml").qps);
+  for (const std::string bad : {"-1", "fast", "true", "[1]", "\"\"", ".nan"})
+    CHECK_THROWS_WITH(qps(bad), Catch::Contains("opctl.yaml:4: spec.qps: must be auto or a number"));
+}
+
+TEST_CASE("--qps text is auto or a non-negative number, nothing else", "[run_config][qps]") {
+  using opctl::config::parse_request_rate;
+  CHECK(parse_request_rate("auto") == opctl::config::RequestRate{});
+  CHECK(parse_request_rate("200")->fixed == 200);
+  CHECK(parse_request_rate("0.5")->fixed == 0.5);
+  for (const std::string bad : {"", "Auto", "-5", "5/s", " 5", "inf", "nan", "1e999"})
+    CHECK_FALSE(parse_request_rate(bad));
+}

@@ -2,6 +2,7 @@
 
 #include "kube/api_error.hpp"
 #include "kube/http_transport.hpp"
+#include "support/loopback_http_server.hpp"
 
 using namespace std::chrono_literals;
 using opctl::kube::ClusterConfig;
@@ -110,4 +111,49 @@ TEST_CASE("a server URL with user information never shows it in errors or logs",
   CHECK_THAT(response.transport_error, !Catch::Contains("kube-pw-123"));
   for (const auto& line : log)
     CHECK_THAT(line, !Catch::Contains("kube-pw-123"));
+}
+
+TEST_CASE("a batch the server throttles at first completes, slower, and says so under -v",
+          "[transport][adaptive_rate]") {
+  // Given a real server that answers the first 4 requests 429 (Retry-After: 0), we should retry each once,
+  // get 200 for all 16, and log that the server's 429 lowered the rate.
+  using opctl::testing::HttpAnswer;
+  constexpr int k_throttled = 4, k_requests = 16;
+  std::vector<HttpAnswer> answers(
+      k_throttled, HttpAnswer{.status = 429,
+                              .body = R"({"kind":"Status","status":"Failure","reason":"TooManyRequests"})",
+                              .headers = {{"Retry-After", "0"}}});
+  answers.push_back(HttpAnswer{.status = 200, .body = "{}"});
+  opctl::testing::LoopbackHttpServer server(answers);
+  ClusterConfig cluster;
+  cluster.server = server.url("");
+  std::vector<std::string> log;
+  TransportOptions options = fast(log);
+  options.concurrency = 4;  // within the server's listen backlog: it accepts one connection at a time
+  options.max_attempts = k_throttled + 1;  // whichever attempts the 4 429s fall on, each request succeeds
+  REQUIRE_FALSE(options.qps);              // the default adapts
+
+  std::vector<HttpRequest> requests;
+  for (int i = 0; i < k_requests; ++i)
+    requests.push_back(get("/api/v1/namespaces/default/configmaps/cm-" + std::to_string(i)));
+  auto transport = opctl::kube::make_curl_transport(cluster, options);
+  auto responses = transport->send_all(requests);
+
+  int retried = 0;
+  for (const auto& response : responses) {
+    CHECK(response.status == 200);
+    CHECK(response.body == "{}");
+    retried += response.attempts - 1;
+  }
+  CHECK(retried == k_throttled);
+  CHECK(transport->stats().retries == k_throttled);
+  CHECK(transport->stats().requests == k_requests + k_throttled);
+  CHECK(server.requests().size() == k_requests + k_throttled);
+  int adapted = 0;
+  for (const auto& line : log)
+    if (line.starts_with("opctl: the server answered 429 at ")) {
+      ++adapted;
+      CHECK_THAT(line, Catch::Contains("requests/s: sending at most "));
+    }
+  CHECK(adapted >= 1);
 }

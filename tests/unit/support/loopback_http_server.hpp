@@ -1,7 +1,8 @@
 // A real HTTP/1.1 server on 127.0.0.1 for tests of code that speaks HTTP
 // (libcurl) without a network: a thread of the test accepts one connection
 // at a time, records each request as it arrived on the wire, and answers
-// with one canned response, after an optional delay.
+// with canned responses (one for all, or one per request in arrival order,
+// the last repeated), each after an optional delay.
 #pragma once
 
 #include <fcntl.h>
@@ -41,11 +42,17 @@ struct HttpAnswer {
   int status = 200;
   std::string body;
   std::chrono::milliseconds delay{0};  // before answering, as a slow server would
+  // Extra response headers, such as {"Retry-After", "1"}.
+  std::vector<std::pair<std::string, std::string>> headers{};
 };
 
 class LoopbackHttpServer {
  public:
-  explicit LoopbackHttpServer(HttpAnswer answer) : answer_(std::move(answer)) {
+  explicit LoopbackHttpServer(HttpAnswer answer)
+      : LoopbackHttpServer(std::vector<HttpAnswer>{std::move(answer)}) {}
+  // The n-th request gets answers[n], those after the last the last one.
+  explicit LoopbackHttpServer(std::vector<HttpAnswer> answers) : answers_(std::move(answers)) {
+    if (answers_.empty()) throw std::invalid_argument("loopback server: no answer to give");
     listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -95,11 +102,14 @@ class LoopbackHttpServer {
       int connection = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
       if (connection < 0) continue;
       if (auto request = read_request(connection)) {
+        std::size_t index = 0;
         {
           std::lock_guard lock(mutex_);
+          index = requests_.size();
           requests_.push_back(*request);
         }
-        if (!stopped_within(answer_.delay)) send_all(connection, response());
+        const HttpAnswer& answer = answers_[std::min(index, answers_.size() - 1)];
+        if (!stopped_within(answer.delay)) send_all(connection, response(answer));
       }
       ::close(connection);
     }
@@ -150,10 +160,13 @@ class LoopbackHttpServer {
     return request;
   }
 
-  std::string response() const {
-    return "HTTP/1.1 " + std::to_string(answer_.status) + " Canned\r\nContent-Type: application/json\r\n" +
-           "Content-Length: " + std::to_string(answer_.body.size()) + "\r\nConnection: close\r\n\r\n" +
-           answer_.body;
+  static std::string response(const HttpAnswer& answer) {
+    std::string head =
+        "HTTP/1.1 " + std::to_string(answer.status) + " Canned\r\nContent-Type: application/json\r\n";
+    for (const auto& [name, value] : answer.headers)
+      head += name + ": " + value + "\r\n";
+    return head + "Content-Length: " + std::to_string(answer.body.size()) + "\r\nConnection: close\r\n\r\n" +
+           answer.body;
   }
 
   static void send_all(int connection, const std::string& data) {
@@ -164,7 +177,7 @@ class LoopbackHttpServer {
     }
   }
 
-  HttpAnswer answer_;
+  std::vector<HttpAnswer> answers_;
   int listener_ = -1;
   int stop_[2] = {-1, -1};
   unsigned short port_ = 0;
