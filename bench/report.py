@@ -23,9 +23,9 @@ ROWS = [
     ("no-op diff vs Flux", "noop-diff", "opctl diff", "noop-diff", "flux", "Flux ssa Diff (dry-run)"),
     ("1% changed: diff vs Flux", "diff-1pct", "opctl diff", "diff-1pct", "flux", "Flux ssa Diff (dry-run)"),
     ("floor: no-op reconcile vs get", "noop-reconcile", "opctl reconcile", "floor-get", "kubectl",
-     "kubectl get (8 kinds, -A, -o json)"),
+     "kubectl get (every kind of the set, -A, -o json)"),
     ("floor: no-op diff vs get", "noop-diff", "opctl diff", "floor-get", "kubectl",
-     "kubectl get (8 kinds, -A, -o json)"),
+     "kubectl get (every kind of the set, -A, -o json)"),
     ("git, unchanged repo", "git-unchanged", "opctl fetch --repo", "git-unchanged", "git", "git fetch (clone)"),
     ("git, one new commit", "git-new-commit", "opctl fetch --repo", "git-new-commit", "git", "git fetch (clone)"),
 ]
