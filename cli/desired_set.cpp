@@ -19,11 +19,11 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
   auto desired = source::load_desired_source(source_options);
   std::vector<source::ManifestFile> manifests;
   std::vector<const source::ManifestFile*> configs;
-  for (const auto& file : desired.files) {
+  for (auto& file : desired.files) {
     if (config::is_config_file_path(file.path)) {
       configs.push_back(&file);
     } else {
-      manifests.push_back(file);
+      manifests.push_back(std::move(file));  // not copied: a big set's text twice over
     }
   }
   if (configs.size() > 1)

@@ -45,7 +45,9 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   require_named_set_for_prune(options.common);
   const config::RunConfig& config = options.common.config;
   auto& client = *desired.connection.client;
-  LiveComparison comparison = compare_with_live(client, desired.objects, config, {.record_forbidden = true});
+  apply::LiveStateOptions read;
+  read.record_forbidden = true;
+  LiveComparison comparison = compare_with_live(client, desired.objects, config, read);
   apply::DiffPassResult& result = comparison.result;
   if (options.common.prune) {
     apply::PrunePreviewOptions prune;

@@ -8,8 +8,9 @@ LiveComparison compare_with_live(kube::ApiClient& client, std::vector<model::Obj
                                  const config::RunConfig& config, const apply::LiveStateOptions& read) {
   plan::label_members(desired, applyset_parent_of(config));
   LiveComparison comparison;
-  comparison.live = apply::read_live_state(client, desired, read);
   comparison.options.compare.ignore_rules = ignore_rules_of(config);
+  comparison.live =
+      apply::read_live_state(client, desired, apply::live_state_for_diff(comparison.options, read));
   comparison.result = apply::diff_against_live(client, desired, comparison.live, comparison.options);
   return comparison;
 }

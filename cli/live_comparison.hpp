@@ -23,6 +23,7 @@ struct LiveComparison {
 // so labelled, so the label is part of what is compared), reads their live
 // state and compares each object with opctl.yaml's ignoreDifferences applied:
 // a field another actor owns (an autoscaler's replicas) is not a difference.
+// Live objects the fast path decides are kept trimmed (diff/trimmed_live.hpp).
 LiveComparison compare_with_live(kube::ApiClient& client, std::vector<model::Object>& desired,
                                  const config::RunConfig& config, const apply::LiveStateOptions& read = {});
 

@@ -32,7 +32,10 @@ class PassExecutor {
     report_.dry_run = options_.dry_run;
     auto started = clock_.steady_now();
     plan::label_members(objects, options_.applyset);
-    live_ = read_live_state(client_, objects);
+    LiveStateOptions read;
+    read.managed_fields_of = options_.apply.field_manager;
+    read.ignore_rules = options_.ignore_rules;
+    live_ = read_live_state(client_, objects, read);
     auto parent = store_.read();
     previous_ = parent ? plan::ApplySetInventory::from_parent(*parent) : plan::ApplySetInventory{};
     current_ = plan::ApplySetInventory::of(objects, options_.applyset.namespace_name);

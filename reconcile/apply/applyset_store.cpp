@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "apply/set_source.hpp"
+#include "plan/kind_scopes.hpp"
+#include "plan/prune_set.hpp"
 
 namespace opctl::apply {
 
@@ -11,6 +13,22 @@ using model::Json;
 namespace {
 kube::ResourceInfo secret_resource() {
   return kube::core_v1_resource("Secret", "secrets", true);
+}
+
+// What prune reads of a member: which object it is, its uid (the delete's
+// precondition), its annotations (wave, prune: disabled) and whether it is
+// going already. At N = 5000 members the rest would be most of a pass's memory.
+Json member_identity(const Json& live) {
+  Json kept = Json::object();
+  for (const char* field : {"apiVersion", "kind"})
+    if (auto found = live.find(field); found != live.end()) kept[field] = *found;
+  auto metadata = live.find("metadata");
+  if (metadata == live.end() || !metadata->is_object()) return kept;
+  kept["metadata"] = Json::object();
+  for (const char* field :
+       {"name", "namespace", "uid", "resourceVersion", "labels", "annotations", "deletionTimestamp"})
+    if (auto found = metadata->find(field); found != metadata->end()) kept["metadata"][field] = *found;
+  return kept;
 }
 }  // namespace
 
@@ -47,10 +65,17 @@ Json ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRec
   return result.object;
 }
 
-std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventory) {
+std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventory,
+                                         const std::function<bool(const Json&)>& keep_whole) {
   std::vector<Json> found;
   kube::ListOptions options;
   options.label_selector = fmt::format("{}={}", plan::k_applyset_part_of_label, parent_.id());
+  options.keep_item = [&keep_whole](Json& item) {
+    auto key = plan::key_of_live(item);
+    bool whole = plan::is_crd({key.group, "", key.kind}) || (keep_whole && keep_whole(item));
+    if (!whole) item = member_identity(item);
+    return true;
+  };
   std::set<std::string> namespaces = inventory.namespaces;
   namespaces.insert(parent_.namespace_name);
   for (const auto& group_kind : inventory.group_kinds) {

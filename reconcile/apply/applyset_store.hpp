@@ -2,6 +2,7 @@
 // so prune deletes exactly what opctl applied earlier and nothing else.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,13 @@ class ApplySetStore {
   void record_source(std::string source) { source_ = std::move(source); }
 
   // Every live object labelled part of the set, in the group-kinds and
-  // namespaces of `inventory` (cluster-scoped kinds cluster-wide).
-  std::vector<model::Json> members(const plan::ApplySetInventory& inventory);
+  // namespaces of `inventory` (cluster-scoped kinds cluster-wide). Each keeps
+  // only what prune reads (apiVersion, kind, identity, uid, labels,
+  // annotations, deletionTimestamp), cut as it is parsed; CRDs stay whole
+  // (the prune guard lists what they serve), and so does a member for which
+  // `keep_whole` says true (a prune preview shows what it deletes).
+  std::vector<model::Json> members(const plan::ApplySetInventory& inventory,
+                                   const std::function<bool(const model::Json&)>& keep_whole = {});
 
  private:
   kube::ApiClient& client_;

@@ -53,15 +53,13 @@ class DiffPass {
       return;
     }
     const Json* current = live_.find(original.key());
-    Object object = original;  // a copy for this step only: at N = 5000, copies of all add tens of MiB
-    diff::carry_source_annotation(object, current);
-    bool ignored = object.annotation(k_diff_ignore_annotation) == k_diff_ignore_value;
-    if (current != nullptr &&
-        (ignored || diff::apply_is_noop(object.body(), *current, options_.field_manager))) {
+    if (current != nullptr && decided_from_live(original, *current, options_)) {
       result_.diffs[i] = unchanged(i);
       ++result_.fast_path;
       return;
     }
+    Object object = original;  // a copy for the dry run only: at N = 5000, copies of all add tens of MiB
+    diff::carry_source_annotation(object, current);
     if (!client_.mapper().find(object.gvk())) {
       // Its CRD is in the same set and not created yet: show the object as written.
       result_.diffs[i] = compare(i, Json(), object.body());
@@ -153,6 +151,22 @@ class DiffPass {
 };
 
 }  // namespace
+
+bool decided_from_live(const Object& desired, const Json& live, const DiffPassOptions& options) {
+  if (desired.annotation(k_diff_ignore_annotation) == k_diff_ignore_value) return true;
+  Json body = desired.body();
+  diff::carry_source_annotation(body, &live);
+  return diff::apply_is_noop(body, live, options.field_manager);
+}
+
+LiveStateOptions live_state_for_diff(const DiffPassOptions& options, LiveStateOptions read) {
+  read.managed_fields_of = options.field_manager;
+  read.ignore_rules = options.compare.ignore_rules;
+  read.keep_whole = [options](const Object& desired, const Json& live) {
+    return !decided_from_live(desired, live, options);
+  };
+  return read;
+}
 
 DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<Object>& desired,
                                  const LiveState& live, const DiffPassOptions& options) {

@@ -31,7 +31,16 @@ struct DiffPassResult {
   std::size_t dry_runs = 0;
 };
 
-// `desired` must already carry what opctl adds (labels, source annotation).
+// True when live state alone says `desired` is unchanged (the fast path, or
+// `opctl.io/diff: ignore`); the diff then needs no more of the live object.
+bool decided_from_live(const model::Object& desired, const model::Json& live, const DiffPassOptions& options);
+
+// The live state options a diff reads with: objects the fast path does not
+// decide are kept whole, the live side of what is shown.
+LiveStateOptions live_state_for_diff(const DiffPassOptions& options, LiveStateOptions read = {});
+
+// `desired` must already carry what opctl adds (labels, source annotation);
+// `live` must hold whole every object decided_from_live does not decide.
 DiffPassResult diff_against_live(kube::ApiClient& client, const std::vector<model::Object>& desired,
                                  const LiveState& live, const DiffPassOptions& options);
 

@@ -1,10 +1,13 @@
 // Live state for a desired set, read with one paginated LIST per resource and
-// namespace rather than one GET per object.
+// namespace rather than one GET per object, and kept trimmed to what a pass
+// reads (diff/trimmed_live.hpp) as each item is parsed.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <vector>
 
+#include "diff/ignore_rules.hpp"
 #include "kube/api_client.hpp"
 #include "model/object.hpp"
 
@@ -26,10 +29,16 @@ struct LiveStateOptions {
   // Record a Forbidden GET in `unreadable` instead of throwing, so that one
   // kind the credentials may not read (Secrets, often) does not hide the rest.
   bool record_forbidden = false;
-  // Only this manager's managedFields entries are kept (the fast path, the
-  // local comparison and ignoreDifferences read no other); the rest is often
-  // most of an object's size. Empty: keep every entry.
+  // The field manager whose managedFields entries are kept (the fast path,
+  // the local comparison and ignoreDifferences read no other) and whose
+  // owned values a trimmed object keeps.
   std::string managed_fields_of = kube::k_field_manager;
+  // A trimmed object keeps the live values of the fields these name.
+  std::vector<diff::IgnoreRule> ignore_rules;
+  // Objects for which this says true are kept whole, but for other managers'
+  // managedFields entries (`opctl diff` shows the live side of an object that
+  // changes); the rest are trimmed. Unset: every object is trimmed.
+  std::function<bool(const model::Object& desired, const model::Json& live)> keep_whole;
 };
 
 // Lists every (resource, namespace) the desired objects live in and keeps the

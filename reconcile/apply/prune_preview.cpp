@@ -6,6 +6,7 @@
 #include "apply/prune_guard.hpp"
 #include "apply/set_source.hpp"
 #include "plan/pass_plan.hpp"
+#include "plan/prune_set.hpp"
 
 namespace opctl::apply {
 
@@ -19,7 +20,11 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client,
   for (const auto& object : desired)
     desired_keys.insert(object.key());
   auto inventory = plan::ApplySetInventory::from_parent(*parent);
-  auto steps = plan::prune_steps(store.members(inventory), desired_keys);
+  // What it would delete is shown whole; the rest only needs its identity.
+  auto members = store.members(inventory, [&desired_keys](const model::Json& live) {
+    return !desired_keys.contains(plan::key_of_live(live));
+  });
+  auto steps = plan::prune_steps(members, desired_keys);
   const auto& applyset = options.applyset;
   decide_set_source(
       parent, {applyset.namespace_name + "/" + applyset.name, options.source, true, options.take_over, [&] {

@@ -168,7 +168,12 @@ std::optional<Json> applied_fields(const Json& live, const std::string& manager)
     if (entry.value("manager", "") != manager || entry.value("operation", "") != "Apply") continue;
     if (!entry.value("subresource", "").empty()) continue;
     if (entry.value("fieldsType", "") != "FieldsV1" || !entry.contains("fieldsV1")) return std::nullopt;
-    return entry["fieldsV1"];
+    const Json& fields = entry["fieldsV1"];
+    if (!fields.is_string()) return fields;
+    // A trimmed live object (trimmed_live.hpp) keeps the tree as its JSON text.
+    Json parsed = Json::parse(fields.get_ref<const std::string&>(), nullptr, false);
+    if (parsed.is_discarded()) return std::nullopt;
+    return parsed;
   }
   return std::nullopt;
 }

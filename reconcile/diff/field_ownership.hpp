@@ -17,7 +17,7 @@
 
 namespace opctl::diff {
 
-// The FieldsV1 tree of `manager`'s Apply entry in live's managedFields.
+// The FieldsV1 tree of `manager`'s Apply entry in live's managedFields (also kept as its JSON text).
 std::optional<model::Json> applied_fields(const model::Json& live, const std::string& manager);
 
 // True when a FieldsV1 list entry, "k:{...}" (the key fields of an

@@ -20,10 +20,14 @@ model::Json normalize(const model::Json& object) {
 }
 
 void carry_source_annotation(model::Object& desired, const model::Json* live) {
-  if (live == nullptr || desired.annotation(k_source_annotation).empty()) return;
+  carry_source_annotation(desired.body(), live);
+}
+
+void carry_source_annotation(model::Json& desired, const model::Json* live) {
   auto pointer = model::Json::json_pointer("/metadata/annotations") / k_source_annotation;
-  if (live->contains(pointer) && live->at(pointer).is_string())
-    desired.set_annotation(k_source_annotation, live->at(pointer).get<std::string>());
+  if (live == nullptr || !desired.is_object() || !desired.contains(pointer)) return;
+  if (!desired.at(pointer).is_string() || desired.at(pointer).get_ref<const std::string&>().empty()) return;
+  if (live->contains(pointer) && live->at(pointer).is_string()) desired[pointer] = live->at(pointer);
 }
 
 }  // namespace opctl::diff

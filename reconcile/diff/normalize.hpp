@@ -18,5 +18,8 @@ model::Json normalize(const model::Json& object);
 // Gives `desired` the opctl.io/source annotation live already has, so that a
 // new commit does not by itself count as a change to every object.
 void carry_source_annotation(model::Object& desired, const model::Json* live);
+// The same for a desired object's body (a copy of the body costs less than
+// one of the Object, which also holds the source lines of its fields).
+void carry_source_annotation(model::Json& desired, const model::Json* live);
 
 }  // namespace opctl::diff

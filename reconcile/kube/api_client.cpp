@@ -28,6 +28,22 @@ bool continue_expired(const ApiResult& result, const std::string& continue_token
 // Tries to restart an expired list before giving up.
 constexpr int k_list_restarts = 3;
 
+// A LIST page's items are handed to `keep_item` as each is parsed (list items
+// carry no apiVersion/kind: they are put back first), so only what it keeps
+// of them is ever built.
+model::Json parse_list_page(const std::string& body, const ResourceInfo& info, const ListOptions& options) {
+  using Event = model::Json::parse_event_t;
+  std::string top_key;
+  auto on_event = [&](int depth, Event event, model::Json& parsed) {
+    if (depth == 1 && event == Event::key) top_key = parsed.get<std::string>();
+    if (depth != 2 || event != Event::object_end || top_key != "items") return true;
+    parsed["apiVersion"] = info.gvk.api_version();
+    parsed["kind"] = info.gvk.kind;
+    return !options.keep_item || options.keep_item(parsed);
+  };
+  return model::Json::parse(body, on_event, false);
+}
+
 }  // namespace
 
 HttpRequest ApiClient::get_request(const ResourceInfo& info, const std::string& namespace_name,
@@ -135,6 +151,16 @@ std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& reques
   return results;
 }
 
+// One page of a list, its body dropped as soon as it is parsed.
+ApiResult ApiClient::read_list_page(const HttpRequest& request, const ResourceInfo& info,
+                                    const ListOptions& options) {
+  auto responses = transport_.send_all({request});
+  ApiResult result;
+  result.status = decode_status(responses.front(), request.method + " " + request.path);
+  if (result.ok()) result.object = parse_list_page(responses.front().body, info, options);
+  return result;
+}
+
 std::vector<model::Json> ApiClient::list(const ResourceInfo& info, const std::string& namespace_name,
                                          const ListOptions& options) {
   std::vector<model::Json> objects;
@@ -149,7 +175,7 @@ std::vector<model::Json> ApiClient::list(const ResourceInfo& info, const std::st
     if (!options.field_selector.empty())
       add_query(request.path, "fieldSelector=" + url_escape(options.field_selector));
     if (!continue_token.empty()) add_query(request.path, "continue=" + url_escape(continue_token));
-    ApiResult result = execute(request);
+    ApiResult result = read_list_page(request, info, options);
     if (continue_expired(result, continue_token) && ++restarts <= k_list_restarts) {
       objects.clear();
       continue_token.clear();
@@ -159,13 +185,8 @@ std::vector<model::Json> ApiClient::list(const ResourceInfo& info, const std::st
     if (!result.object.is_object())
       throw ApiError(
           {200, ApiReason::other, "GET " + request.path + ": the response is not a JSON list", {}});
-    model::Json& items = result.object["items"];  // null when absent: no items
-    for (auto& item : items) {
-      // List items carry no apiVersion/kind; put them back so they read as objects.
-      item["apiVersion"] = info.gvk.api_version();
-      item["kind"] = info.gvk.kind;
+    for (auto& item : result.object["items"])  // null when absent: no items
       objects.push_back(std::move(item));
-    }
     model::Json metadata = result.object.value("metadata", model::Json::object());
     continue_token = metadata.value("continue", "");
     if (continue_token.empty()) break;

@@ -37,6 +37,10 @@ struct ListOptions {
   std::string label_selector;
   std::string field_selector;
   int page_size = 500;  // <= 0: one request without a limit
+  // Called with each item as soon as it is parsed (apiVersion and kind set):
+  // it may cut the item down, and returns false to drop it. A page then never
+  // stands whole as a tree, only the kept part of each item. Unset: keep all.
+  std::function<bool(model::Json& item)> keep_item;
 };
 
 struct ApiResult {
@@ -93,6 +97,7 @@ class ApiClient {
   HttpTransport& transport_;
   RestMapper& mapper_;
   std::vector<ApiResult> send(const std::vector<HttpRequest>& requests);
+  ApiResult read_list_page(const HttpRequest& request, const ResourceInfo& info, const ListOptions& options);
 
   std::function<void()> write_gate_;
 };

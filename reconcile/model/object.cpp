@@ -1,5 +1,7 @@
 #include "model/object.hpp"
 
+#include <algorithm>
+
 namespace opctl::model {
 
 GroupVersionKind GroupVersionKind::from(const std::string& api_version, const std::string& kind) {
@@ -20,7 +22,22 @@ std::string ObjectKey::to_string() const {
 }
 
 Object::Object(Json body, SourceLocation location, std::map<std::string, int> field_lines)
-    : body_(std::move(body)), location_(std::move(location)), field_lines_(std::move(field_lines)) {}
+    : body_(std::move(body)), location_(std::move(location)) {
+  std::size_t size = 0;
+  for (const auto& [pointer, line] : field_lines)
+    size += pointer.size();
+  field_pointers_.reserve(size);
+  field_lines_.reserve(field_lines.size());
+  for (const auto& [pointer, line] : field_lines) {  // a std::map: already sorted
+    field_lines_.push_back({static_cast<std::uint32_t>(field_pointers_.size()),
+                            static_cast<std::uint32_t>(pointer.size()), line});
+    field_pointers_ += pointer;
+  }
+}
+
+std::string_view Object::pointer_at(const FieldLine& entry) const {
+  return std::string_view(field_pointers_).substr(entry.offset, entry.size);
+}
 
 std::string Object::string_at(const Json::json_pointer& pointer) const {
   if (!body_.is_object() || !body_.contains(pointer)) return "";
@@ -72,7 +89,10 @@ void Object::set_annotation(const std::string& key, const std::string& value) {
 int Object::line_of(const std::string& json_pointer) const {
   std::string pointer = json_pointer;
   while (!pointer.empty()) {
-    if (auto found = field_lines_.find(pointer); found != field_lines_.end()) return found->second;
+    auto found = std::lower_bound(
+        field_lines_.begin(), field_lines_.end(), std::string_view(pointer),
+        [this](const FieldLine& entry, std::string_view wanted) { return pointer_at(entry) < wanted; });
+    if (found != field_lines_.end() && pointer_at(*found) == pointer) return found->line;
     pointer = pointer.substr(0, pointer.rfind('/'));
   }
   return location_.line;

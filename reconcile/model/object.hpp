@@ -2,9 +2,12 @@
 // where in the source it came from (for error messages).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace opctl::model {
 
@@ -69,9 +72,21 @@ class Object {
  private:
   std::string string_at(const Json::json_pointer& pointer) const;
 
+  // The line of each field, packed: the pointers one after another in
+  // `field_pointers_`, and where each is with its line, sorted by pointer. A
+  // std::map costs a node and often a string per field, about as much as
+  // the body itself.
+  struct FieldLine {
+    std::uint32_t offset;
+    std::uint32_t size;
+    int line;
+  };
+  std::string_view pointer_at(const FieldLine& entry) const;
+
   Json body_;
   SourceLocation location_;
-  std::map<std::string, int> field_lines_;
+  std::string field_pointers_;
+  std::vector<FieldLine> field_lines_;
 };
 
 }  // namespace opctl::model

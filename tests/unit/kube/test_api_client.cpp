@@ -99,6 +99,31 @@ TEST_CASE("list follows continue tokens and sets apiVersion and kind on the item
   CHECK(f.server.requests.size() == 2);
 }
 
+TEST_CASE("keep_item cuts each list item down as it is parsed and drops the items it refuses",
+          "[api_client]") {
+  Fixture f;
+  const std::string base = "/apis/example.com/v1/namespaces/shop/widgets?limit=500";
+  f.server.answer(
+      base, 200,
+      R"({"metadata":{"resourceVersion":"7"},"items":[)"
+      R"({"metadata":{"name":"a","labels":{"x":"1"}},"spec":{"big":[1,2,3]}},)"
+      R"({"metadata":{"name":"b"},"spec":{"nested":{"items":[{"metadata":{"name":"inner"}}]}}}]})");
+  std::vector<std::string> seen;
+  opctl::kube::ListOptions options;
+  options.keep_item = [&](Json& item) {
+    seen.push_back(item["metadata"].value("name", "") + " " + item.value("kind", ""));
+    item.erase("spec");
+    return item["metadata"]["name"] == "a";
+  };
+  auto items = f.client.list(widgets(), "shop", options);
+  // Only the items themselves are offered, never an object nested in one.
+  CHECK(seen == std::vector<std::string>{"a Widget", "b Widget"});
+  REQUIRE(items.size() == 1);
+  CHECK(items[0] == Json{{"apiVersion", "example.com/v1"},
+                         {"kind", "Widget"},
+                         {"metadata", {{"name", "a"}, {"labels", {{"x", "1"}}}}}});
+}
+
 TEST_CASE("an expired continue token starts the list over", "[api_client]") {
   Fixture f;
   const std::string base = "/api/v1/namespaces/shop/configmaps?limit=1";
