@@ -34,11 +34,13 @@ while [ $# -gt 0 ]; do
 done
 
 build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
-                libgit2-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev
-                catch2)
+                libgit2-dev libyaml-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libcli11-dev libfmt-dev
+                nlohmann-json3-dev catch2)
 test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion
                # the layout check (tests/check_format.sh)
                clang-format
+               # tests/run.sh compiles through ccache, its cache kept under ~/.cache/opctl/ccache between runs
+               ccache
                # the test node (tests/testenv --node) and the images it runs (tests/testenv/images)
                containerd runc containernetworking-plugins iptables iproute2 util-linux catatonit
                mmdebstrap umoci skopeo buildah busybox-static

@@ -198,20 +198,36 @@ class Bench:
     def reps_for(self, n):
         return self.args.reps_large if n >= 5000 else self.args.reps
 
-    def kdiff_reps(self, n):
-        # kubectl diff is by far the slowest run (~7 min at N=5000 on 2 shared cores): fewer reps there.
-        return min(self.reps_for(n), self.args.kubectl_diff_reps_large) if n >= 5000 else self.reps_for(n)
+    def peer_runs(self, tool, n, rep):
+        """Whether a peer's run takes place in this rep. opctl and the floor run every rep. At N >= 5000 the peers
+        (one run of Flux's engine at N=20000 takes ~15-20 min at its 50 QPS) run only the last --peer-reps-large
+        reps, and kubectl's apply and diff not at all above --kubectl-peer-max-n (kubectl's get floor always)."""
+        if tool in ("opctl", "opctl-qps0", "floor"):
+            return True
+        if tool == "flux" and "flux" not in self.peers:
+            return False
+        if tool == "kubectl" and ("kubectl" not in self.peers or n > self.args.kubectl_peer_max_n):
+            return False
+        reps = self.reps_for(n)
+        peer_reps = min(reps, self.args.peer_reps_large) if n >= 5000 else reps
+        return rep >= reps - peer_reps
 
     def first_apply(self, n):
         reps = self.reps_for(n)
         log(f"N={n}: first apply, {reps} reps (fresh namespaces each run; deleted afterwards, untimed)")
         keep = None
-        tools = ["opctl", "kubectl"] + (["flux"] if "flux" in self.peers else []) + ["opctl-qps0"]
+        tools = ["opctl", "kubectl", "flux", "opctl-qps0"]
         for rep in range(reps):
-            k = rep % len(tools)
-            order = tools[k:] + tools[:k]
-            # The set kept for the steady phase is applied by a tool whose no-op the steady phase measures.
-            if order[-1] == "opctl-qps0":
+            present = [t for t in tools if self.peer_runs(t, n, rep)]
+            k = rep % len(present)
+            order = present[k:] + present[:k]
+            # The set kept for the steady phase is applied by a tool whose no-op the steady phase measures; by the
+            # slowest such tool when it runs, so that the untimed applies that bring the set under the other tools'
+            # field managers are the quick ones.
+            if rep == reps - 1:
+                keeper = next((t for t in ("flux", "kubectl", "opctl") if t in order), "opctl")
+                order = [t for t in order if t != keeper] + [keeper]
+            elif order[-1] == "opctl-qps0":
                 order = order[-1:] + order[:-1]
             for tool in order:
                 prefix = f"b{n}r{rep}{ {'opctl': 'o', 'kubectl': 'k', 'flux': 'f', 'opctl-qps0': 'z'}[tool] }"
@@ -240,16 +256,16 @@ class Bench:
         prefix, setdir, applied_by = keep
         # Bring the kept set under every tool's field manager (untimed), so that each no-op is really a no-op.
         log(f"N={n}: steady set {prefix} (applied by {applied_by}); applying it with the other tools, untimed")
+        reps = self.reps_for(n)
         for tool, cmd in [("opctl", self.opctl_cmd("reconcile", setdir, "-q")),
                           ("kubectl", self.kubectl_cmd("apply", "--server-side", "-R", "-f", os.path.join(setdir, "tree"))),
-                          ("flux", self.flux_cmd("apply", setdir) if "flux" in self.peers else None)]:
-            if cmd is None or tool == applied_by:
+                          ("flux", self.flux_cmd("apply", setdir))]:
+            if tool == applied_by or not self.peer_runs(tool, n, reps - 1):
                 continue
             r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
             if r.returncode != 0:
                 raise RuntimeError(f"{tool} apply of the steady set failed: {r.stderr[-2000:]}")
         tree = os.path.join(setdir, "tree")
-        reps = self.reps_for(n)
         ops = [
             ("noop-reconcile", "opctl", lambda: self.opctl_cmd("reconcile", setdir, "-q"), (0,), "opctl/"),
             ("noop-reconcile", "kubectl", lambda: self.kubectl_cmd("apply", "--server-side", "-R", "-f", tree), (0,),
@@ -258,15 +274,14 @@ class Bench:
             ("noop-diff", "kubectl", lambda: self.kubectl_cmd("diff", "-R", "-f", tree), (0,), "kubectl/"),
             ("floor-get", "kubectl", lambda: self.kubectl_cmd("get", self.get_kinds, "-A", "-o", "json"), (0,),
              "kubectl/"),
+            ("noop-reconcile", "flux", lambda: self.flux_cmd("apply", setdir), (0,), "fluxpeer/"),
+            ("noop-diff", "flux", lambda: self.flux_cmd("diff", setdir), (0,), "fluxpeer/"),
         ]
-        if "flux" in self.peers:
-            ops += [("noop-reconcile", "flux", lambda: self.flux_cmd("apply", setdir), (0,), "fluxpeer/"),
-                    ("noop-diff", "flux", lambda: self.flux_cmd("diff", setdir), (0,), "fluxpeer/")]
         log(f"N={n}: no-op pass and floor, {reps} reps, order rotated each rep")
         for rep in range(reps):
             k = rep % len(ops)
             for op, tool, cmd, ok, ua in ops[k:] + ops[:k]:
-                if op == "noop-diff" and tool == "kubectl" and rep >= self.kdiff_reps(n):
+                if not self.peer_runs("floor" if op == "floor-get" else tool, n, rep):
                     continue
                 self.measure(n, op, tool, cmd(), rep, ok=ok, ua=ua)
         if not self.args.quick:
@@ -278,8 +293,8 @@ class Bench:
                              check=True, capture_output=True, text=True).stdout
         changed = json.loads(out)["changed"]
         log(f"N={n}: 1% changed ({changed} objects, new commit), {reps} reps")
-        tools = ["opctl", "kubectl"] + (["flux"] if "flux" in self.peers else [])
         for rep in range(reps):
+            tools = [t for t in ("opctl", "kubectl", "flux") if self.peer_runs(t, n, rep)]
             k = rep % len(tools)
             for tool in tools[k:] + tools[:k]:
                 if tool == "flux":
@@ -290,7 +305,7 @@ class Bench:
                                        rep, ua="opctl/")
                     rec["changed_objects"] = changed
                     rec["reported_changed"] = self.opctl_reported_changes(rec["log"])
-                elif rep < self.kdiff_reps(n):
+                else:
                     rec = self.measure(n, "diff-1pct", "kubectl", self.kubectl_cmd("diff", "-R", "-f", tree), rep,
                                        ok=(1,), ua="kubectl/")
                     rec["changed_objects"] = changed
@@ -372,11 +387,16 @@ class Bench:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="smoke run: N=100 only, 2 reps")
-    ap.add_argument("--sizes", default="5000,1000,100", help="largest first, so a cut-short run has the N=5000 data")
+    ap.add_argument("--sizes", default="20000,5000,1000",
+                    help="largest first, so a cut-short run has the largest N's data")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--reps-large", type=int, default=3, help="reps for N >= 5000 (default 3)")
-    ap.add_argument("--kubectl-diff-reps-large", type=int, default=1,
-                    help="reps of the two `kubectl diff` scenarios for N >= 5000 (default 1)")
+    ap.add_argument("--peer-reps-large", type=int, default=1,
+                    help="reps of the peers' runs (kubectl apply and diff, Flux's engine) at N >= 5000 (default 1): "
+                         "each takes minutes there; opctl and the kubectl-get floor run every rep")
+    ap.add_argument("--kubectl-peer-max-n", type=int, default=5000,
+                    help="largest N at which kubectl's apply and diff run (default 5000; kubectl diff takes ~20 min "
+                         "at N=20000); its get floor runs at every N")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", choices=["classic", "wide"], default="wide",
                     help="the generated set: wide (50 namespaces, 20 kinds, 5 large CRDs; default) or classic "

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# opctl vs kubectl on one real control plane (testenv). Writes bench/RESULTS.md.
+# opctl vs kubectl and Flux's apply engine on one real control plane (testenv). Writes bench/RESULTS.md.
 #
-#   bench/run.sh            full run: N = 5000 (3 reps, kubectl diff 1), 1000 and 100 (5 reps); ~75 min on 2 cores
-#   bench/run.sh --quick    smoke run: N = 100, 2 reps (~3 min)
+#   bench/run.sh            full run: N = 20000 and 5000 (opctl 3 reps, peers 1; kubectl apply/diff only up to
+#                           5000), N = 1000 (5 reps); ~3 h on 2 cores, most of it Flux's engine at its 50 QPS
+#   bench/run.sh --quick    smoke run: N = 100, 2 reps (~10 min)
 #
-# Other options go to bench/bench.py (--sizes 100,1000, --reps 5, --reps-large 3, --only-first-apply, --opctl-source git|dir,
+# Other options go to bench/bench.py (--sizes 1000,5000, --reps 5, --reps-large 3, --peer-reps-large 1,
+# --kubectl-peer-max-n 5000, --peers kubectl,flux, --profile wide|classic, --only-first-apply, --opctl-source git|dir,
 # --workdir DIR, --results FILE, --keep-testenv). The opctl binary comes from $OPCTL_BIN (default build/cli/opctl).
 # Needs: kubectl, git, diff, /usr/bin/time (GNU time), python3 with PyYAML, and the cached testenv binary
 # (tests/testenv/build.sh). Scratch data goes to /tmp/opctl-bench/run-<timestamp>/.

@@ -36,6 +36,11 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
           source::parse_manifests(source::decrypt_sops_files(std::move(manifests), options.sops))};
 }
 
+void forget_field_lines(std::vector<model::Object>& objects) {
+  for (auto& object : objects)
+    object = model::Object(std::move(object.body()), object.location());
+}
+
 DesiredSet load_desired_set(CommonOptions& options) {
   auto [revision, objects] = load_manifests(options);
   return connect_desired_set(options, std::move(revision), std::move(objects));

@@ -121,7 +121,10 @@ int run_diff(DiffOptions& options) {
     throw InvalidInputError(
         {Problem{"", 0, "--no-cluster", "needs --base (without it, the diff is the cluster's)"}});
   DesiredSet desired = load_desired_set(options.common);
+  forget_field_lines(desired.objects);
   auto result = diff_live(options, desired);
+  // The diffs hold all that is printed: the objects (17 MiB at N = 5000) go before the output is built.
+  desired.objects = std::vector<model::Object>();
   print_result(options, result.diffs, desired.revision);
   DiffSummary summary = summarize(result.diffs);
   if (summary.failed > 0) return k_exit_cluster_error;

@@ -227,20 +227,22 @@ Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::
   Json objects = Json::array();
   for (const auto& diff : diffs)
     objects.push_back(render_object_json(diff));
-  return {{"apiVersion", "opctl.io/v1alpha1"},
-          {"kind", "DiffReport"},
-          {"source",
-           {{"repo", revision.repo},
-            {"ref", revision.ref},
-            {"commit", revision.commit},
-            {"path", revision.path}}},
-          {"summary",
-           {{"added", summary.added},
-            {"changed", summary.changed},
-            {"pruned", summary.pruned},
-            {"unchanged", summary.unchanged},
-            {"failed", summary.failed}}},
-          {"objects", objects}};
+  Json report = {{"apiVersion", "opctl.io/v1alpha1"},
+                 {"kind", "DiffReport"},
+                 {"source",
+                  {{"repo", revision.repo},
+                   {"ref", revision.ref},
+                   {"commit", revision.commit},
+                   {"path", revision.path}}},
+                 {"summary",
+                  {{"added", summary.added},
+                   {"changed", summary.changed},
+                   {"pruned", summary.pruned},
+                   {"unchanged", summary.unchanged},
+                   {"failed", summary.failed}}}};
+  // Moved in, not copied by an initializer list: at N = 5000 the objects are several MiB.
+  report["objects"] = std::move(objects);
+  return report;
 }
 
 }  // namespace opctl::cli

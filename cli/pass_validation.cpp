@@ -18,7 +18,7 @@ std::string schema_cache_dir() {
   return "";
 }
 
-void validate_for_pass(const CommonOptions& options, const DesiredSet& desired) {
+void validate_for_pass(const CommonOptions& options, DesiredSet& desired) {
   validate::ClusterSchemaSource schemas(*desired.connection.transport, schema_cache_dir());
   schemas.load_index();
   auto registry = kinds::make_registry(options.config.kinds);
@@ -34,7 +34,9 @@ void validate_for_pass(const CommonOptions& options, const DesiredSet& desired) 
     auto found = mapper->find(gvk);
     return found ? std::optional<bool>(found->namespaced) : std::nullopt;
   };
-  auto report = validate::validate_objects(desired.objects, validate_options);
+  // In place: resolve_scopes (connect_desired_set) already gave every namespaced object the same
+  // default namespace, so validation has none left to default and changes nothing.
+  auto report = validate::validate_in_place(desired.objects, validate_options);
   validate::sort_findings(report);
   std::vector<Problem> errors;
   for (const auto& finding : report.findings)

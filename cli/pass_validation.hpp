@@ -14,7 +14,8 @@ namespace opctl::cli {
 std::string schema_cache_dir();
 
 // Throws InvalidInputError with every error `opctl validate` would report
-// for the set (warnings are left to `opctl validate`).
-void validate_for_pass(const CommonOptions& options, const DesiredSet& desired);
+// for the set (warnings are left to `opctl validate`). Validates the set's
+// objects where they are: a copy would double a big set's memory.
+void validate_for_pass(const CommonOptions& options, DesiredSet& desired);
 
 }  // namespace opctl::cli

@@ -106,6 +106,7 @@ int run_reconcile(ReconcileOptions& options) {
     if (!common.quiet) std::cerr << "warning: " << line << "\n";
   });
   apply::PassOptions pass = pass_options(options, desired);
+  forget_field_lines(desired.objects);  // checked: custom_kinds keeps its own copies
 
   // Installed before the Lease is taken, so a signal never leaves it held.
   StopSignals signals;

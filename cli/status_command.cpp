@@ -97,7 +97,7 @@ int run_status(StatusOptions& options) {
   status["drift"] = drift;
   // What the next pass would do, decided as the pass decides it, from the state read above; prune
   // steps are listed even when the set does not prune (they are what --prune would delete).
-  auto next_pass = plan::make_pass_plan(desired.objects, comparison.live.objects, members,
+  auto next_pass = plan::make_pass_plan(desired.objects, comparison.live, members,
                                         {kube::k_field_manager, ignore_rules_of(config), true, false, {}});
   status["nextPass"] = render_plan_json(next_pass);
   status["nextPass"]["prunes"] = options.common.prune;

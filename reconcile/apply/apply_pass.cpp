@@ -32,18 +32,21 @@ class PassExecutor {
     report_.dry_run = options_.dry_run;
     auto started = clock_.steady_now();
     plan::label_members(objects, options_.applyset);
+    plan::PlanOptions plan_options{options_.apply.field_manager, options_.ignore_rules, options_.prune,
+                                   options_.wait, options_.skip_health};
     LiveStateOptions read;
     read.managed_fields_of = options_.apply.field_manager;
     read.ignore_rules = options_.ignore_rules;
+    read.settles = [&plan_options](const Object& desired, const Json& live) {
+      return plan::settles(desired, live, plan_options);
+    };
     live_ = read_live_state(client_, objects, read);
     auto parent = store_.read();
     previous_ = parent ? plan::ApplySetInventory::from_parent(*parent) : plan::ApplySetInventory{};
     current_ = plan::ApplySetInventory::of(objects, options_.applyset.namespace_name);
     std::vector<Json> members;
     if (options_.prune) members = store_.members(previous_.merged_with(current_));
-    plan_ = plan::make_pass_plan(std::move(objects), live_.objects, members,
-                                 {options_.apply.field_manager, options_.ignore_rules, options_.prune,
-                                  options_.wait, options_.skip_health});
+    plan_ = plan::make_pass_plan(std::move(objects), live_, members, plan_options);
     members = {};
     check_set_source(parent);
     PassExecution pass{client_, options_, clock_, plan_, live_, log_, started + options_.timeout};

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 #include "apply/set_source.hpp"
 #include "plan/kind_scopes.hpp"
 #include "plan/prune_set.hpp"
@@ -78,6 +80,7 @@ std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventor
   };
   std::set<std::string> namespaces = inventory.namespaces;
   namespaces.insert(parent_.namespace_name);
+  std::vector<kube::ListTarget> targets;
   for (const auto& group_kind : inventory.group_kinds) {
     std::optional<kube::ResourceInfo> info;
     for (const auto& [gvk, candidate] : client_.mapper().all())
@@ -87,13 +90,15 @@ std::vector<Json> ApplySetStore::members(const plan::ApplySetInventory& inventor
       }
     if (!info) continue;  // the kind is gone (its CRD was deleted): nothing left to prune
     if (!info->namespaced) {
-      for (auto& item : client_.list(*info, "", options))
-        found.push_back(std::move(item));
+      targets.push_back({*info, "", options, ""});
       continue;
     }
     for (const auto& namespace_name : namespaces)
-      for (auto& item : client_.list(*info, namespace_name, options))
-        found.push_back(std::move(item));
+      targets.push_back({*info, namespace_name, options, ""});
+  }
+  for (auto& outcome : client_.list_all(targets)) {
+    if (!outcome.ok()) throw kube::ApiError(outcome.status);
+    std::move(outcome.items.begin(), outcome.items.end(), std::back_inserter(found));
   }
   return found;
 }

@@ -53,7 +53,8 @@ class DiffPass {
       return;
     }
     const Json* current = live_.find(original.key());
-    if (current != nullptr && decided_from_live(original, *current, options_)) {
+    bool settled = live_.settled.contains(original.key());  // decided as it was read
+    if (settled || (current != nullptr && decided_from_live(original, *current, options_))) {
       result_.diffs[i] = unchanged(i);
       ++result_.fast_path;
       return;
@@ -165,6 +166,11 @@ LiveStateOptions live_state_for_diff(const DiffPassOptions& options, LiveStateOp
   read.keep_whole = [options](const Object& desired, const Json& live) {
     return !decided_from_live(desired, live, options);
   };
+  // Settled objects were not kept whole, so decided_from_live held for them;
+  // settled as a pass settles them, `opctl status` plans the next pass from them.
+  read.settles =
+      [plan = plan::PlanOptions{options.field_manager, options.compare.ignore_rules, false, false, {}}](
+          const Object& desired, const Json& live) { return plan::settles(desired, live, plan); };
   return read;
 }
 

@@ -69,33 +69,43 @@ class LiveReader {
       groups[{target->resource.gvk, target->key.namespace_name}].push_back(target);
     std::map<const WaitTarget*, kube::ApiResult> live;
     std::vector<const WaitTarget*> by_get;
+    std::vector<kube::ListTarget> lists;
+    std::vector<std::pair<const ReadGroupKey*, const std::vector<const WaitTarget*>*>> listed_groups;
     for (const auto& [key, members] : groups) {
       bool one_get_is_cheaper = members.size() == 1 || read_by_get_.contains(key);
-      if (one_get_is_cheaper || !list_group(key, members, live))
+      if (one_get_is_cheaper) {
         by_get.insert(by_get.end(), members.begin(), members.end());
+        continue;
+      }
+      lists.push_back({members.front()->resource, key.second, {}, ""});
+      listed_groups.emplace_back(&key, &members);
+    }
+    auto outcomes = client_.list_all(lists);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const auto& [key, members] = listed_groups[i];
+      if (!take_group(*key, *members, outcomes[i], live))
+        by_get.insert(by_get.end(), members->begin(), members->end());
     }
     get_each(by_get, live);
     return live;
   }
 
  private:
-  // One LIST for the group; false when the LIST is forbidden (RBAC may grant
-  // get without list), so the group is read by GET from now on.
-  bool list_group(const ReadGroupKey& key, const std::vector<const WaitTarget*>& members,
-                  std::map<const WaitTarget*, kube::ApiResult>& live) {
-    std::vector<model::Json> listed;
-    try {
-      listed = client_.list(members.front()->resource, key.second);
-    } catch (const kube::ApiError& error) {
-      if (error.status().reason == kube::ApiReason::forbidden) {
+  // Takes one group's LIST; false when it was forbidden (RBAC may grant get
+  // without list), so the group is read by GET from now on.
+  bool take_group(const ReadGroupKey& key, const std::vector<const WaitTarget*>& members,
+                  kube::ListOutcome& outcome, std::map<const WaitTarget*, kube::ApiResult>& live) {
+    if (!outcome.ok()) {
+      if (outcome.status.reason == kube::ApiReason::forbidden) {
         read_by_get_.insert(key);
         return false;
       }
       // As a failed GET: the objects stay progressing with the error, and the next poll tries again.
       for (const auto* target : members)
-        live[target] = {error.status(), {}};
+        live[target] = {outcome.status, {}};
       return true;
     }
+    auto& listed = outcome.items;
     if (listed.size() > k_max_listed_per_awaited * members.size()) read_by_get_.insert(key);
     std::map<std::string, const WaitTarget*> by_name;
     for (const auto* target : members)

@@ -1,5 +1,10 @@
 #include "apply/live_state.hpp"
 
+#include <algorithm>
+#include <deque>
+#include <mutex>
+#include <optional>
+
 #include "diff/trimmed_live.hpp"
 #include "plan/apply_order.hpp"
 #include "plan/kind_scopes.hpp"
@@ -25,9 +30,10 @@ void keep_managed_fields_of(Json& object, const std::string& manager) {
   (*metadata)["managedFields"] = std::move(kept);
 }
 
-// What of a live object the pass keeps: whole when asked, else trimmed. A
-// CRD keeps its status (the pass waits for Established from it), and so does
-// a custom kind's resource (`opctl status` shows it).
+// What of a live object the pass keeps: whole when asked, only its settled
+// part when the pass leaves it unchanged, else trimmed. A CRD keeps its
+// status (the pass waits for Established from it), and so does a custom
+// kind's resource (`opctl status` shows it).
 class LiveRecorder {
  public:
   LiveRecorder(const std::vector<Object>& desired, const LiveStateOptions& options) : options_(options) {
@@ -35,15 +41,26 @@ class LiveRecorder {
       desired_[object.key()] = &object;
   }
 
-  // Cuts `item` down to what is kept; false when it is not a desired object.
+  bool desired(const kube::ResourceInfo& info, const Json& item) const {
+    return desired_.contains(key_of(info, item));
+  }
+
+  // Cuts `item` down to what is kept; false when it is not kept as an object
+  // (not desired, or settled).
   bool keep(const kube::ResourceInfo& info, Json& item) const {
     auto found = desired_.find(key_of(info, item));
     if (found == desired_.end()) return false;
     keep_managed_fields_of(item, options_.managed_fields_of);
     if (options_.keep_whole && options_.keep_whole(*found->second, item)) return true;
+    bool keep_status = plan::is_crd(info.gvk) || plan::is_custom_kind(info.gvk);
+    if (!keep_status && options_.settles && options_.settles(*found->second, item)) {
+      std::lock_guard lock(settled_mutex_);
+      settled_[found->first] = plan::settled_object(item);
+      return false;
+    }
     diff::TrimOptions trim;
     trim.manager = options_.managed_fields_of;
-    trim.keep_status = plan::is_crd(info.gvk) || plan::is_custom_kind(info.gvk);
+    trim.keep_status = keep_status;
     for (const auto& rule : options_.ignore_rules)
       if (rule.matches(found->first))
         trim.ignored_pointers.insert(trim.ignored_pointers.end(), rule.json_pointers.begin(),
@@ -58,9 +75,18 @@ class LiveRecorder {
     state.objects[key] = std::move(item);
   }
 
+  std::map<model::ObjectKey, plan::SettledObject> take_settled() {
+    std::lock_guard lock(settled_mutex_);
+    return std::move(settled_);
+  }
+
  private:
   const LiveStateOptions& options_;
   std::map<model::ObjectKey, const Object*> desired_;
+  // What keep() settled, taken once every LIST is read. ListOptions::keep_item
+  // promises no thread, so LIST pages may be parsed concurrently.
+  mutable std::mutex settled_mutex_;
+  mutable std::map<model::ObjectKey, plan::SettledObject> settled_;
 };
 
 void get_each(kube::ApiClient& client, const kube::ResourceInfo& info,
@@ -82,6 +108,119 @@ void get_each(kube::ApiClient& client, const kube::ResourceInfo& info,
   }
 }
 
+// The objects of one kind in one namespace that the set holds.
+struct NamespaceObjects {
+  std::string namespace_name;
+  const std::vector<const Object*>* objects;
+};
+
+struct KindObjects {
+  kube::ResourceInfo info;
+  std::vector<NamespaceObjects> namespaces;
+};
+
+// A kind the set holds in this many namespaces or more is read with one LIST
+// across all namespaces (as `kubectl get -A` reads it) rather than one per
+// namespace: at 50 namespaces that is 1 request instead of 50.
+constexpr std::size_t k_cluster_wide_from = 2;
+
+// ... unless the first page of that LIST is mostly objects outside the set
+// (a kind other teams hold many of, such as ConfigMaps): then the rest is
+// read per namespace, and the cost of trying was one page.
+constexpr std::size_t k_max_parsed_per_kept = 4;
+
+// Secrets are always read per namespace: a LIST across namespaces would carry
+// every Secret of the cluster, other teams' included, through opctl.
+bool read_across_namespaces(const KindObjects& kind) {
+  return kind.info.namespaced && kind.namespaces.size() >= k_cluster_wide_from &&
+         !(kind.info.gvk.group.empty() && kind.info.gvk.kind == "Secret");
+}
+
+// What one LIST of a read stands for: a namespace of a kind, or the whole kind.
+struct ListSlot {
+  const KindObjects* kind;
+  const NamespaceObjects* in_namespace;  // null: across all namespaces
+  const std::size_t* desired_items;      // how many of the items read are the set's
+};
+
+class LiveReads {
+ public:
+  LiveReads(kube::ApiClient& client, const LiveRecorder& recorder, const LiveStateOptions& options,
+            LiveState& state)
+      : client_(client), recorder_(recorder), options_(options), state_(state) {}
+
+  void read(const std::vector<KindObjects>& kinds) {
+    for (const auto& kind : kinds) {
+      if (read_across_namespaces(kind)) {
+        add(kind, nullptr, 1, "");
+        continue;
+      }
+      for (const auto& in_namespace : kind.namespaces)
+        add(kind, &in_namespace, 0, "");
+    }
+    while (!targets_.empty()) {
+      auto targets = std::move(targets_);
+      auto slots = std::move(slots_);
+      targets_.clear();
+      slots_.clear();
+      auto outcomes = client_.list_all(targets);
+      for (std::size_t i = 0; i < outcomes.size(); ++i)
+        take(slots[i], targets[i].options.max_pages > 0, outcomes[i]);
+    }
+  }
+
+ private:
+  void add(const KindObjects& kind, const NamespaceObjects* in_namespace, int max_pages,
+           const std::string& continue_from) {
+    std::size_t* desired_items = &desired_counts_.emplace_back(0);  // a deque: the address stays
+    kube::ListOptions list;
+    list.max_pages = max_pages;
+    list.keep_item = [this, info = kind.info, desired_items](Json& item) {
+      if (recorder_.desired(info, item)) ++*desired_items;  // kept or settled
+      return recorder_.keep(info, item);
+    };
+    targets_.push_back({kind.info, in_namespace != nullptr ? in_namespace->namespace_name : "",
+                        std::move(list), continue_from});
+    slots_.push_back({&kind, in_namespace, desired_items});
+  }
+
+  void take(const ListSlot& slot, bool trial, kube::ListOutcome& outcome) {
+    if (!outcome.ok()) {
+      if (outcome.status.reason != kube::ApiReason::forbidden) throw kube::ApiError(outcome.status);
+      if (slot.in_namespace != nullptr) {
+        get_each(client_, slot.kind->info, *slot.in_namespace->objects, recorder_, options_, state_);
+        return;
+      }
+      per_namespace(*slot.kind);  // RBAC that grants lists only in some namespaces
+      return;
+    }
+    if (trial && !outcome.complete() &&
+        outcome.parsed > k_max_parsed_per_kept * std::max<std::size_t>(*slot.desired_items, 1)) {
+      per_namespace(*slot.kind);
+      return;
+    }
+    for (auto& item : outcome.items) {
+      auto key =
+          key_of(slot.kind->info, item);  // before the move: Json's operator= takes its argument by value
+      state_.objects[key] = std::move(item);
+    }
+    if (!outcome.complete()) add(*slot.kind, nullptr, 0, outcome.continue_token);
+  }
+
+  void per_namespace(const KindObjects& kind) {
+    for (const auto& in_namespace : kind.namespaces)
+      add(kind, &in_namespace, 0, "");
+  }
+
+  kube::ApiClient& client_;
+  const LiveRecorder& recorder_;
+  const LiveStateOptions& options_;
+  LiveState& state_;
+  std::vector<kube::ListTarget> targets_;
+  std::vector<ListSlot> slots_;
+  std::deque<std::size_t> desired_counts_;
+};
+
 }  // namespace
 
 LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& desired,
@@ -90,24 +229,22 @@ LiveState read_live_state(kube::ApiClient& client, const std::vector<Object>& de
   std::map<std::pair<model::GroupVersionKind, std::string>, std::vector<const Object*>> wanted;
   for (const auto& object : desired)
     wanted[{object.gvk(), object.namespace_name()}].push_back(&object);
-
+  std::vector<KindObjects> kinds;
+  std::optional<model::GroupVersionKind> looked_up;
+  bool served = false;
+  for (const auto& [where, objects] : wanted) {
+    if (looked_up != where.first) {  // `wanted` is sorted by kind: one lookup per kind
+      looked_up = where.first;
+      auto info = client.mapper().find(where.first);
+      served = info.has_value();
+      if (served) kinds.push_back({*info, {}});
+    }
+    if (served) kinds.back().namespaces.push_back({where.second, &objects});
+  }
   LiveRecorder recorder(desired, options);
   LiveState state;
-  for (const auto& [where, objects] : wanted) {
-    auto info = client.mapper().find(where.first);
-    if (!info) continue;
-    kube::ListOptions list;
-    list.keep_item = [&recorder, &info](Json& item) { return recorder.keep(*info, item); };
-    try {
-      for (auto& item : client.list(*info, where.second, list)) {
-        auto key = key_of(*info, item);  // before the move: Json's operator= takes its argument by value
-        state.objects[key] = std::move(item);
-      }
-    } catch (const kube::ApiError& error) {
-      if (error.status().reason != kube::ApiReason::forbidden) throw;
-      get_each(client, *info, objects, recorder, options, state);
-    }
-  }
+  LiveReads(client, recorder, options, state).read(kinds);
+  state.settled = recorder.take_settled();
   return state;
 }
 

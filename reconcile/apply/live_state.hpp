@@ -10,19 +10,14 @@
 #include "diff/ignore_rules.hpp"
 #include "kube/api_client.hpp"
 #include "model/object.hpp"
+#include "plan/pass_plan.hpp"
 
 namespace opctl::apply {
 
-struct LiveState {
-  std::map<model::ObjectKey, model::Json> objects;
+struct LiveState : plan::LiveObjects {
   // Objects that could not be read at all (LIST and GET Forbidden), with the
   // server's reason; only filled with LiveStateOptions::record_forbidden.
   std::map<model::ObjectKey, std::string> unreadable;
-
-  const model::Json* find(const model::ObjectKey& key) const {
-    auto found = objects.find(key);
-    return found == objects.end() ? nullptr : &found->second;
-  }
 };
 
 struct LiveStateOptions {
@@ -39,6 +34,10 @@ struct LiveStateOptions {
   // managedFields entries (`opctl diff` shows the live side of an object that
   // changes); the rest are trimmed. Unset: every object is trimmed.
   std::function<bool(const model::Object& desired, const model::Json& live)> keep_whole;
+  // Objects for which this says true (and keep_whole does not) are only
+  // recorded in `settled` (plan::settles()); CRDs and custom kinds' resources
+  // never are, their status is read. Unset: none is.
+  std::function<bool(const model::Object& desired, const model::Json& live)> settles;
 };
 
 // Lists every (resource, namespace) the desired objects live in and keeps the

@@ -18,10 +18,10 @@ const std::string k_rbac_group = "rbac.authorization.k8s.io";
 
 // Get, apply and delete limited to the objects' names. `create` cannot be
 // limited that way (the authorizer decides before the name is known), nor can
-// `list` and `watch`, which read a collection: the live-state LIST (and
-// --prune's LIST by the ApplySet label) needs them open.
+// `list`, which reads a collection: the live-state LIST (and --prune's LIST by
+// the ApplySet label) needs it open.
 const Verbs k_named_verbs = {"get", "patch", "delete"};
-const Verbs k_open_cluster_verbs = {"create", "list", "watch"};
+const Verbs k_open_cluster_verbs = {"create", "list"};
 
 class Builder {
  public:

@@ -33,7 +33,8 @@ RbacRules compute_rbac(const std::vector<model::Object>& desired, const RbacInpu
 
 // The verbs opctl uses on what it manages: read (live state, health), create
 // and server-side apply (PATCH), delete (prune, children no longer wanted).
-// No `update`: opctl never PUTs an object it manages (only its Lease).
-inline const Verbs k_manage_verbs = {"get", "list", "watch", "create", "patch", "delete"};
+// No `update`: opctl never PUTs an object it manages (only its Lease). No
+// `watch`: a pass reads by LIST and polls its health waits.
+inline const Verbs k_manage_verbs = {"get", "list", "create", "patch", "delete"};
 
 }  // namespace opctl::install

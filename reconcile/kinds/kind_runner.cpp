@@ -61,12 +61,16 @@ void KindRunner::finalizing_members(std::vector<RunnerTarget>& found) {
     known.insert(target.key);
   kube::ListOptions options;
   options.label_selector = std::string(plan::k_applyset_part_of_label) + "=" + options_.applyset_id;
+  // What discovery already knows, without find()'s refresh for a kind it does
+  // not: a custom kind whose CRD is not installed has no members to finish,
+  // and asking the server again for each such kind cost two requests a pass.
+  const auto& served = client_.mapper().all();
   for (const auto& reconciler : registry_.all()) {
-    auto info = client_.mapper().find(reconciler->kind());
-    if (!info) continue;
+    auto info = served.find(reconciler->kind());
+    if (info == served.end()) continue;
     std::vector<model::Json> members;
     try {
-      members = client_.list(*info, "", options);
+      members = client_.list(info->second, "", options);
     } catch (const kube::ApiError&) {
       continue;  // not allowed to list across namespaces: desired resources are still reconciled
     }

@@ -31,17 +31,81 @@ constexpr int k_list_restarts = 3;
 // A LIST page's items are handed to `keep_item` as each is parsed (list items
 // carry no apiVersion/kind: they are put back first), so only what it keeps
 // of them is ever built.
-model::Json parse_list_page(const std::string& body, const ResourceInfo& info, const ListOptions& options) {
+model::Json parse_list_page(const std::string& body, const ResourceInfo& info, const ListOptions& options,
+                            std::size_t& items_parsed) {
   using Event = model::Json::parse_event_t;
   std::string top_key;
   auto on_event = [&](int depth, Event event, model::Json& parsed) {
     if (depth == 1 && event == Event::key) top_key = parsed.get<std::string>();
     if (depth != 2 || event != Event::object_end || top_key != "items") return true;
+    ++items_parsed;
     parsed["apiVersion"] = info.gvk.api_version();
     parsed["kind"] = info.gvk.kind;
     return !options.keep_item || options.keep_item(parsed);
   };
   return model::Json::parse(body, on_event, false);
+}
+
+// Where the reading of one list target stands.
+struct ListCursor {
+  const ListTarget* target;
+  ListOutcome* outcome;
+  std::string continue_token;
+  int pages;
+  int restarts;
+  bool done;
+};
+
+HttpRequest list_page_request(const ListTarget& target, const std::string& continue_token) {
+  const auto& options = target.options;
+  HttpRequest request;
+  request.path = collection_path(target.info, target.namespace_name);
+  if (options.page_size > 0) add_query(request.path, fmt::format("limit={}", options.page_size));
+  if (!options.label_selector.empty())
+    add_query(request.path, "labelSelector=" + url_escape(options.label_selector));
+  if (!options.field_selector.empty())
+    add_query(request.path, "fieldSelector=" + url_escape(options.field_selector));
+  if (!continue_token.empty()) add_query(request.path, "continue=" + url_escape(continue_token));
+  return request;
+}
+
+// Adds one page to its target's outcome and moves the cursor on: to the next
+// page, back to the first when the continue token expired, or to the end.
+void take_page(ListCursor& cursor, const HttpRequest& request, const HttpResponse& response) {
+  ApiResult result;
+  result.status = decode_status(response, request.method + " " + request.path);
+  auto& outcome = *cursor.outcome;
+  if (result.ok())
+    result.object =
+        parse_list_page(response.body, cursor.target->info, cursor.target->options, outcome.parsed);
+  if (continue_expired(result, cursor.continue_token) && ++cursor.restarts <= k_list_restarts) {
+    // From the first page again (even for a target that began at
+    // continue_from: its caller keeps what it had, and reads it twice).
+    outcome.items.clear();
+    outcome.parsed = 0;
+    cursor.continue_token.clear();
+    cursor.pages = 0;
+    return;
+  }
+  cursor.done = true;
+  if (!result.ok()) {
+    outcome.status = result.status;
+    return;
+  }
+  if (!result.object.is_object()) {
+    outcome.status = {200, ApiReason::other, "GET " + request.path + ": the response is not a JSON list", {}};
+    return;
+  }
+  for (auto& item : result.object["items"])  // null when absent: no items
+    outcome.items.push_back(std::move(item));
+  model::Json metadata = result.object.value("metadata", model::Json::object());
+  cursor.continue_token = metadata.value("continue", "");
+  cursor.done = cursor.continue_token.empty();
+  int max_pages = cursor.target->options.max_pages;
+  if (!cursor.done && max_pages > 0 && ++cursor.pages >= max_pages) {
+    outcome.continue_token = cursor.continue_token;
+    cursor.done = true;
+  }
 }
 
 }  // namespace
@@ -151,47 +215,42 @@ std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& reques
   return results;
 }
 
-// One page of a list, its body dropped as soon as it is parsed.
-ApiResult ApiClient::read_list_page(const HttpRequest& request, const ResourceInfo& info,
-                                    const ListOptions& options) {
-  auto responses = transport_.send_all({request});
-  ApiResult result;
-  result.status = decode_status(responses.front(), request.method + " " + request.path);
-  if (result.ok()) result.object = parse_list_page(responses.front().body, info, options);
-  return result;
-}
-
 std::vector<model::Json> ApiClient::list(const ResourceInfo& info, const std::string& namespace_name,
                                          const ListOptions& options) {
-  std::vector<model::Json> objects;
-  std::string continue_token;
-  int restarts = 0;
+  // The whole collection, whatever options.max_pages says: the items alone
+  // cannot tell a caller that the list stopped early (list_all's outcome can).
+  ListOptions whole = options;
+  whole.max_pages = 0;
+  auto outcome = std::move(list_all({ListTarget{info, namespace_name, whole, ""}}).front());
+  if (!outcome.ok()) throw ApiError(outcome.status);
+  return std::move(outcome.items);
+}
+
+std::vector<ListOutcome> ApiClient::list_all(const std::vector<ListTarget>& targets) {
+  std::vector<ListOutcome> outcomes(targets.size());
+  std::vector<ListCursor> cursors;
+  cursors.reserve(targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    cursors.push_back(ListCursor{&targets[i], &outcomes[i], targets[i].continue_from, 0, 0, false});
+  // A target leaves the window when its last page is read and the next one
+  // takes its place, so a long list never holds the short ones back.
+  std::vector<ListCursor*> window;
+  std::size_t next = 0;
   while (true) {
-    HttpRequest request;
-    request.path = collection_path(info, namespace_name);
-    if (options.page_size > 0) add_query(request.path, fmt::format("limit={}", options.page_size));
-    if (!options.label_selector.empty())
-      add_query(request.path, "labelSelector=" + url_escape(options.label_selector));
-    if (!options.field_selector.empty())
-      add_query(request.path, "fieldSelector=" + url_escape(options.field_selector));
-    if (!continue_token.empty()) add_query(request.path, "continue=" + url_escape(continue_token));
-    ApiResult result = read_list_page(request, info, options);
-    if (continue_expired(result, continue_token) && ++restarts <= k_list_restarts) {
-      objects.clear();
-      continue_token.clear();
-      continue;
+    while (window.size() < k_list_window && next < cursors.size())
+      window.push_back(&cursors[next++]);
+    if (window.empty()) break;
+    std::vector<HttpRequest> requests;
+    for (const auto* cursor : window)
+      requests.push_back(list_page_request(*cursor->target, cursor->continue_token));
+    auto responses = transport_.send_all(requests);
+    for (std::size_t i = 0; i < window.size(); ++i) {
+      take_page(*window[i], requests[i], responses[i]);
+      responses[i].body = std::string();  // each page's text freed once it is parsed
     }
-    if (!result.ok()) throw ApiError(result.status);
-    if (!result.object.is_object())
-      throw ApiError(
-          {200, ApiReason::other, "GET " + request.path + ": the response is not a JSON list", {}});
-    for (auto& item : result.object["items"])  // null when absent: no items
-      objects.push_back(std::move(item));
-    model::Json metadata = result.object.value("metadata", model::Json::object());
-    continue_token = metadata.value("continue", "");
-    if (continue_token.empty()) break;
+    std::erase_if(window, [](const ListCursor* cursor) { return cursor->done; });
   }
-  return objects;
+  return outcomes;
 }
 
 }  // namespace opctl::kube

@@ -37,10 +37,29 @@ struct ListOptions {
   std::string label_selector;
   std::string field_selector;
   int page_size = 500;  // <= 0: one request without a limit
+  int max_pages = 0;    // > 0: stop after this many pages (the outcome keeps the continue token)
   // Called with each item as soon as it is parsed (apiVersion and kind set):
   // it may cut the item down, and returns false to drop it. A page then never
   // stands whole as a tree, only the kept part of each item. Unset: keep all.
   std::function<bool(model::Json& item)> keep_item;
+};
+
+// One collection to read: a resource in a namespace ("" = all namespaces).
+struct ListTarget {
+  ResourceInfo info;
+  std::string namespace_name;
+  ListOptions options;
+  std::string continue_from;  // a token a list stopped at by max_pages: go on from there
+};
+
+// What reading one target gave: its items, or the error that ended it.
+struct ListOutcome {
+  ApiStatus status;
+  std::vector<model::Json> items;
+  std::size_t parsed = 0;      // items the server sent, those keep_item dropped included
+  std::string continue_token;  // where the list stopped when max_pages ended it early
+  bool ok() const { return status.ok(); }
+  bool complete() const { return continue_token.empty(); }
 };
 
 struct ApiResult {
@@ -87,17 +106,24 @@ class ApiClient {
     return std::move(execute(std::vector<HttpRequest>{request}).front());
   }
 
+  // How many collections list_all reads at once: the pages in flight are
+  // held as text until parsed, so the window bounds memory as well.
+  static constexpr std::size_t k_list_window = 16;
+
   // Every object of a resource in a namespace ("" = all namespaces), with
   // apiVersion and kind set, following `continue` tokens. Throws ApiError on
   // failure.
   std::vector<model::Json> list(const ResourceInfo& info, const std::string& namespace_name,
                                 const ListOptions& options = {});
+  // Reads many collections concurrently (k_list_window at a time, each page
+  // after the one before it); one outcome per target, in order. A target's
+  // failure is its outcome's status and stops no other target.
+  std::vector<ListOutcome> list_all(const std::vector<ListTarget>& targets);
 
  private:
   HttpTransport& transport_;
   RestMapper& mapper_;
   std::vector<ApiResult> send(const std::vector<HttpRequest>& requests);
-  ApiResult read_list_page(const HttpRequest& request, const ResourceInfo& info, const ListOptions& options);
 
   std::function<void()> write_gate_;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -144,9 +145,10 @@ Credential CredentialSource::run_exec_plugin() {
     throw ClusterError(
         fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",
                     plugin.command, plugin.timeout.count(), stderr_tail(result.err)));
-  if (result.exit_code == 127 && !plugin.install_hint.empty())
-    throw ClusterError(
-        fmt::format("exec plugin {} could not be run: {}", plugin.command, trim(plugin.install_hint)));
+  if (result.exec_error != 0)
+    throw ClusterError(fmt::format("exec plugin {} could not be run ({}){}", plugin.command,
+                                   std::strerror(result.exec_error),
+                                   plugin.install_hint.empty() ? "" : ": " + trim(plugin.install_hint)));
   if (result.exit_code != 0)
     throw ClusterError(fmt::format("exec plugin {} failed with exit code {}: {}", plugin.command,
                                    result.exit_code, trim(result.err)));

@@ -1,121 +1,165 @@
 #include "model/yaml_document.hpp"
 
-#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
-#include <cmath>
-#include <regex>
+#include <optional>
 #include <sstream>
 
 #include "model/error.hpp"
+#include "model/yaml_events.hpp"
+#include "model/yaml_scalar.hpp"
 
 namespace opctl::model {
 namespace {
 
-// Plain (unquoted, untagged) scalars are resolved like go-yaml v2, which is
-// what kubectl and the API machinery use, so `on` is a boolean here too.
-Json resolve_plain_scalar(const std::string& text) {
-  static const std::regex k_integer(R"([-+]?(0|[1-9][0-9_]*))");
-  static const std::regex k_hex(R"([-+]?0x[0-9a-fA-F_]+)");
-  static const std::regex k_float(R"([-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?)");
-  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
-  if (text == "true" || text == "True" || text == "TRUE" || text == "yes" || text == "Yes" || text == "YES" ||
-      text == "on" || text == "On" || text == "ON" || text == "y" || text == "Y")
-    return true;
-  if (text == "false" || text == "False" || text == "FALSE" || text == "no" || text == "No" || text == "NO" ||
-      text == "off" || text == "Off" || text == "OFF" || text == "n" || text == "N")
-    return false;
-  std::string digits;
-  for (char c : text)
-    if (c != '_') digits += c;
-  try {
-    if (std::regex_match(text, k_integer)) return std::stoll(digits);
-    if (std::regex_match(text, k_hex)) return std::stoll(digits, nullptr, 16);
-    if (std::regex_match(text, k_float)) return std::stod(digits);
-  } catch (const std::out_of_range&) {
-    return std::stod(digits);
-  }
-  if (text == ".inf" || text == ".Inf" || text == ".INF" || text == "+.inf") return text;
-  return text;
+// A problem of the documents' content (not of the YAML syntax). yaml-cpp
+// parsed the whole stream before converting anything, so a syntax error
+// later in the stream is reported instead of this one.
+struct ConversionFailure {
+  Problem problem;
+};
+
+// yaml-cpp made a null node (not a scalar) of a plain, untagged `~`, `null`,
+// `Null`, `NULL` or nothing; such a document is skipped and such a key is "".
+bool is_null_node(const YamlEvent& event) {
+  if (event.kind != YamlEventKind::scalar || !event.plain || !event.tag.empty()) return false;
+  const std::string& text = event.value;
+  return text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL";
 }
 
-class Converter {
- public:
-  Converter(const std::string& file, const YamlLimits& limits, std::map<std::string, int>& lines)
-      : file_(file), limits_(limits), lines_(lines) {}
+// Tags as yaml-cpp named them: a quoted scalar without a tag has "!", a plain one "?".
+Json convert_scalar(const YamlEvent& event, YamlEventStream& events) {
+  if (is_null_node(event)) return nullptr;
+  const std::string& tag = event.tag;
+  if (tag.empty())
+    return event.plain ? resolve_plain_scalar(events.take_value(event)) : Json(events.take_value(event));
+  if (tag == "!" || tag == "tag:yaml.org,2002:str") return events.take_value(event);
+  if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" || tag == "tag:yaml.org,2002:bool" ||
+      tag == "tag:yaml.org,2002:null")
+    return resolve_plain_scalar(event.value);
+  return events.take_value(event);  // unknown tags (e.g. !!binary) keep their text, as kubectl does
+}
 
-  Json convert(const YAML::Node& node, const std::string& pointer, std::size_t depth) {
+template <typename... Parts>
+std::string fmt_message(const Parts&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
+// Builds one document's JSON from the events, keeping the line of every
+// field. Aliases arrive expanded, so the limits count the expanded tree.
+class DocumentBuilder {
+ public:
+  DocumentBuilder(YamlEventStream& events, const std::string& file, const YamlLimits& limits,
+                  std::map<std::string, int>& lines)
+      : events_(events), file_(file), limits_(limits), lines_(lines) {}
+
+  Json build(const YamlEvent& first, std::size_t depth) {
     if (++nodes_ > limits_.max_nodes)
-      fail(node,
+      fail(first.line + 1,
            fmt_message("document expands to more than ", limits_.max_nodes, " nodes (YAML alias bomb?)"));
     if (depth > limits_.max_depth)
-      fail(node, fmt_message("nesting deeper than ", limits_.max_depth, " levels"));
-    if (!pointer.empty() && !lines_.contains(pointer)) lines_[pointer] = node.Mark().line + 1;
-    switch (node.Type()) {
-      case YAML::NodeType::Null:
-      case YAML::NodeType::Undefined:
-        return nullptr;
-      case YAML::NodeType::Scalar:
-        return convert_scalar(node);
-      case YAML::NodeType::Sequence: {
-        Json array = Json::array();
-        std::size_t index = 0;
-        for (const auto& item : node)
-          array.push_back(convert(item, pointer + "/" + std::to_string(index++), depth + 1));
-        return array;
-      }
-      case YAML::NodeType::Map: {
-        Json object = Json::object();
-        for (const auto& entry : node) {
-          // A plain `null` or `~` key is a Null node whose text is still the key.
-          if (!entry.first.IsScalar() && !entry.first.IsNull())
-            fail(entry.first, "mapping keys must be strings");
-          const std::string key = entry.first.Scalar();
-          if (object.contains(key)) fail(entry.first, "duplicate key \"" + key + "\"");
-          std::string child = pointer + "/" + escape_pointer_token(key);
-          lines_[child] = entry.first.Mark().line + 1;
-          object[key] = convert(entry.second, child, depth + 1);
+      fail(first.line + 1, fmt_message("nesting deeper than ", limits_.max_depth, " levels"));
+    switch (first.kind) {
+      case YamlEventKind::scalar:
+        try {
+          return convert_scalar(first, events_);
+        } catch (const NumberOutOfRange& out_of_range) {
+          fail(first.line + 1, out_of_range.what());
         }
-        return object;
-      }
+      case YamlEventKind::sequence_start:
+        return build_sequence(depth);
+      case YamlEventKind::mapping_start:
+        return build_mapping(depth);
+      default:
+        throw Error(ErrorCategory::internal, "YAML event out of place in " + file_);
     }
-    return nullptr;
   }
 
  private:
-  Json convert_scalar(const YAML::Node& node) {
-    const std::string& tag = node.Tag();
-    const std::string& text = node.Scalar();
-    if (tag == "!" || tag == "tag:yaml.org,2002:str") return text;
-    if (tag == "tag:yaml.org,2002:int" || tag == "tag:yaml.org,2002:float" ||
-        tag == "tag:yaml.org,2002:bool" || tag == "tag:yaml.org,2002:null")
-      return resolve_plain_scalar(text);
-    if (tag == "?" || tag.empty()) return resolve_plain_scalar(text);
-    return text;  // unknown tags (e.g. !!binary) keep their text, as kubectl does
+  Json build_sequence(std::size_t depth) {
+    Json array = Json::array();
+    const std::size_t parent_size = pointer_.size();
+    while (true) {
+      const YamlEvent& event = events_.next();
+      if (event.kind == YamlEventKind::sequence_end) break;
+      pointer_ += '/';
+      pointer_ += std::to_string(array.size());
+      lines_.emplace(pointer_, event.line + 1);
+      array.push_back(build(event, depth + 1));
+      pointer_.resize(parent_size);
+    }
+    return array;
   }
 
-  template <typename... Parts>
-  static std::string fmt_message(const Parts&... parts) {
-    std::ostringstream out;
-    (out << ... << parts);
-    return out.str();
+  Json build_mapping(std::size_t depth) {
+    Json object = Json::object();
+    const std::size_t parent_size = pointer_.size();
+    while (true) {
+      const YamlEvent& key = events_.next();
+      if (key.kind == YamlEventKind::mapping_end) break;
+      if (key.kind != YamlEventKind::scalar) fail(key.line + 1, "mapping keys must be strings");
+      std::string name = is_null_node(key) ? std::string() : key.value;
+      const int key_line = key.line + 1;
+      auto [entry, inserted] = object.get_ref<Json::object_t&>().emplace(std::move(name), nullptr);
+      if (!inserted) fail(key.line + 1, "duplicate key \"" + entry->first + "\"");
+      pointer_ += '/';
+      append_pointer_token(entry->first);
+      lines_.emplace(pointer_, key_line);
+      entry->second = build(events_.next(), depth + 1);
+      pointer_.resize(parent_size);
+    }
+    return object;
   }
 
-  [[noreturn]] void fail(const YAML::Node& node, const std::string& message) {
-    throw InvalidInputError({Problem{file_, node.Mark().line + 1, "", message}});
+  void append_pointer_token(const std::string& token) {
+    if (token.find_first_of("~/") == std::string::npos) {
+      pointer_ += token;
+    } else {
+      pointer_ += escape_pointer_token(token);
+    }
   }
 
+  [[noreturn]] void fail(int line, const std::string& message) {
+    throw ConversionFailure{.problem = Problem{.file = file_, .line = line, .field = "", .message = message}};
+  }
+
+  YamlEventStream& events_;
   const std::string& file_;
   const YamlLimits& limits_;
   std::map<std::string, int>& lines_;
+  std::string pointer_;  // JSON pointer of the node being built
   std::size_t nodes_ = 0;
 };
 
+// The next non-empty document, or nothing at the end of the stream.
+std::optional<YamlDocument> next_document(YamlEventStream& events, const std::string& file,
+                                          const YamlLimits& limits) {
+  while (true) {
+    const YamlEvent& start = events.next();
+    if (start.kind == YamlEventKind::stream_start) continue;
+    if (start.kind == YamlEventKind::stream_end) return std::nullopt;
+    const YamlEvent& root = events.next();  // after document_start
+    std::optional<YamlDocument> document;
+    if (!is_null_node(root)) {
+      document.emplace();
+      document->line = root.line + 1;
+      DocumentBuilder builder(events, file, limits, document->field_lines);
+      document->value = builder.build(root, 0);
+    }
+    events.next();  // document_end
+    if (document) return document;
+  }
+}
+
 bool needs_quotes(const std::string& text) {
   if (text.empty()) return true;
-  Json resolved = resolve_plain_scalar(text);
-  if (!resolved.is_string()) return true;
+  try {
+    if (!resolve_plain_scalar(text).is_string()) return true;
+  } catch (const NumberOutOfRange&) {
+    return true;  // a number too, if one no double holds
+  }
   static const std::string k_special = ":#{}[],&*!|>'\"%@`";
   if (k_special.find(text.front()) != std::string::npos || text.front() == '-' || text.front() == '?' ||
       text.front() == ' ' || text.back() == ' ')
@@ -164,24 +208,14 @@ void emit(YAML::Emitter& out, const Json& value) {
 
 std::vector<YamlDocument> parse_yaml_documents(std::string_view text, const std::string& file,
                                                const YamlLimits& limits) {
-  std::vector<YAML::Node> nodes;
-  try {
-    nodes = YAML::LoadAll(std::string(text));
-  } catch (const YAML::DeepRecursion& error) {
-    // yaml-cpp's own guard, far above ours, says only "bad file".
-    throw InvalidInputError({Problem{file, std::max(error.mark.line, 0) + 1, "",
-                                     "nesting deeper than " + std::to_string(limits.max_depth) + " levels"}});
-  } catch (const YAML::Exception& error) {
-    throw InvalidInputError({Problem{file, error.mark.line + 1, "", "YAML syntax error: " + error.msg}});
-  }
+  YamlEventStream events(text, file, limits.max_depth);
   std::vector<YamlDocument> documents;
-  for (const auto& node : nodes) {
-    if (node.IsNull()) continue;
-    YamlDocument document;
-    document.line = node.Mark().line + 1;
-    Converter converter(file, limits, document.field_lines);
-    document.value = converter.convert(node, "", 0);
-    documents.push_back(std::move(document));
+  try {
+    while (auto document = next_document(events, file, limits))
+      documents.push_back(std::move(*document));
+  } catch (const ConversionFailure& failure) {
+    events.drain();
+    throw InvalidInputError({failure.problem});
   }
   return documents;
 }

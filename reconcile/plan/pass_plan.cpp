@@ -28,6 +28,15 @@ StepAction decide(Object& object, const Json* live, const PlanOptions& options) 
   return StepAction::update;
 }
 
+// What decide() makes of a settled object: settles() held, so it is
+// unchanged and only opctl.io/source may take its live value.
+StepAction keep_settled(Object& object, const SettledObject& settled) {
+  Json live = Json::object();
+  if (settled.source) live["metadata"]["annotations"][diff::k_source_annotation] = *settled.source;
+  diff::carry_source_annotation(object, &live);
+  return StepAction::unchanged;
+}
+
 const char* reason_of(StepAction action) {
   switch (action) {
     case StepAction::create:
@@ -58,8 +67,9 @@ void plan_applies(PassPlan& plan, const LiveObjects& live, const PlanOptions& op
     ApplyBatch batch{group.rank, {}, false};
     for (auto index : group.members) {
       Object& object = plan.objects[index];
-      auto found = live.find(object.key());
-      StepAction action = decide(object, found == live.end() ? nullptr : &found->second, options);
+      auto settled = live.settled.find(object.key());
+      StepAction action = settled != live.settled.end() ? keep_settled(object, settled->second)
+                                                        : decide(object, live.find(object.key()), options);
       batch.waits_for_crds = batch.waits_for_crds || is_crd(object.gvk());
       batch.steps.push_back(plan.steps.size());
       if (options.wait && !skips_health(object, options)) wave.health_waits.push_back(plan.steps.size());
@@ -106,6 +116,24 @@ const char* to_string(StepAction action) {
 std::size_t PassPlan::count(StepAction action) const {
   return static_cast<std::size_t>(
       std::count_if(steps.begin(), steps.end(), [&](const PlanStep& step) { return step.action == action; }));
+}
+
+bool settles(const Object& desired, const Json& live, const PlanOptions& options) {
+  auto key = desired.key();
+  if (std::any_of(options.ignore_rules.begin(), options.ignore_rules.end(),
+                  [&](const diff::IgnoreRule& rule) { return rule.matches(key); }))
+    return false;
+  // decide() without an ignore rule: the source annotation carried, then the fast path.
+  Json body = desired.body();
+  diff::carry_source_annotation(body, &live);
+  return diff::apply_is_noop(body, live, options.field_manager);
+}
+
+SettledObject settled_object(const Json& live) {
+  auto pointer = Json::json_pointer("/metadata/annotations") / diff::k_source_annotation;
+  if (live.is_object() && live.contains(pointer) && live.at(pointer).is_string())
+    return {live.at(pointer).get<std::string>()};
+  return {std::nullopt};
 }
 
 std::vector<PlanStep> prune_steps(const std::vector<Json>& members,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -72,7 +73,26 @@ struct PassPlan {
   std::size_t count(StepAction action) const;
 };
 
-using LiveObjects = std::map<model::ObjectKey, model::Json>;
+// A desired object whose LIST item already showed that the pass leaves it
+// unchanged (settles()): the live object was dropped as it was parsed, and of
+// it the plan keeps only what decide() would still copy into the object.
+struct SettledObject {
+  std::optional<std::string> source;  // opctl.io/source as live has it, if a string
+};
+
+// Live state as the plan reads it. At N = 5000, a trimmed live object for
+// every unchanged object was the largest part of a no-op pass's memory; a
+// settled one costs its key and one annotation.
+struct LiveObjects {
+  std::map<model::ObjectKey, model::Json> objects;  // whole or trimmed (diff/trimmed_live.hpp)
+  std::map<model::ObjectKey, SettledObject> settled;
+
+  // The live object (nullptr when absent or settled).
+  const model::Json* find(const model::ObjectKey& key) const {
+    auto found = objects.find(key);
+    return found == objects.end() ? nullptr : &found->second;
+  }
+};
 
 struct PlanOptions {
   std::string field_manager;
@@ -82,10 +102,18 @@ struct PlanOptions {
   std::vector<std::pair<std::string, std::string>> skip_health;  // (group, kind)
 };
 
+// True when the pass would leave `desired` unchanged (as make_pass_plan
+// decides it) and needs no more of `live` than SettledObject keeps: an object
+// an ignore rule matches is never settled, since it is sent with live values.
+bool settles(const model::Object& desired, const model::Json& live, const PlanOptions& options);
+
+// The part of `live` a settled object keeps.
+SettledObject settled_object(const model::Json& live);
+
 // `desired`: the set's objects, labelled and with namespaces resolved;
-// `live`: the live objects of desired keys; `members`: the live members of
-// the set's inventory (read only when pruning). Throws InvalidInputError when
-// a wave annotation is not an integer.
+// `live`: the live objects of desired keys (settled with these options);
+// `members`: the live members of the set's inventory (read only when
+// pruning). Throws InvalidInputError when a wave annotation is not an integer.
 PassPlan make_pass_plan(std::vector<model::Object> desired, const LiveObjects& live,
                         const std::vector<model::Json>& members, const PlanOptions& options);
 

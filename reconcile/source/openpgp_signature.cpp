@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -16,7 +17,6 @@ namespace opctl::source {
 namespace {
 
 constexpr std::chrono::seconds k_timeout{30};
-constexpr int k_not_found = 127;  // run_process's child could not exec the program
 
 // "[GNUPG:] KEYWORD arg..." lines by keyword, each as its words after the keyword.
 std::multimap<std::string, std::vector<std::string>> status_lines(const std::string& status) {
@@ -114,10 +114,12 @@ SignatureVerdict verify_openpgp_signature(const SignedPayload& signed_payload,
   auto result = process::run_process({"gpgv", "--homedir", signed_payload.scratch_dir, "--status-fd", "1",
                                       "--keyring", keyring, signed_payload.signature_file, "-"},
                                      options);
-  if (result.exit_code == k_not_found)
-    throw InvalidInputError({Problem{"", 0, "--verify-commits",
-                                     "gpgv is not installed (it verifies OpenPGP commit signatures: install "
-                                     "GnuPG's gpgv, e.g. apt-get install gpgv)"}});
+  if (result.exec_error != 0)
+    throw InvalidInputError(
+        {Problem{"", 0, "--verify-commits",
+                 std::string("gpgv could not be run (") + std::strerror(result.exec_error) +
+                     "; it verifies OpenPGP commit signatures: install GnuPG's gpgv, e.g. "
+                     "apt-get install gpgv)"}});
   if (result.timed_out) {
     SignatureVerdict verdict;
     verdict.reason = "has an OpenPGP signature gpgv did not finish checking";

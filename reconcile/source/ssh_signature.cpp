@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstring>
 #include <sstream>
 
 #include "model/error.hpp"
@@ -14,7 +15,6 @@ namespace {
 
 constexpr const char* k_namespace = "git";  // what `git commit -S` signs with gpg.format=ssh
 constexpr std::chrono::seconds k_timeout{30};
-constexpr int k_not_found = 127;  // run_process's child could not exec the program
 
 process::ProcessResult ssh_keygen(std::vector<std::string> arguments, const std::string& input) {
   arguments.insert(arguments.begin(), "ssh-keygen");
@@ -22,11 +22,12 @@ process::ProcessResult ssh_keygen(std::vector<std::string> arguments, const std:
   options.timeout = k_timeout;
   options.input = input;
   auto result = process::run_process(arguments, options);
-  if (result.exit_code == k_not_found)
+  if (result.exec_error != 0)
     throw InvalidInputError(
         {Problem{"", 0, "--verify-commits",
-                 "ssh-keygen is not installed (it verifies SSH commit signatures: install "
-                 "OpenSSH's client, e.g. apt-get install openssh-client)"}});
+                 std::string("ssh-keygen could not be run (") + std::strerror(result.exec_error) +
+                     "; it verifies SSH commit signatures: install OpenSSH's client, e.g. apt-get install "
+                     "openssh-client)"}});
   return result;
 }
 

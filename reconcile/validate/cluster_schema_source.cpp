@@ -90,8 +90,9 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
     std::string what = "GET " + without_query(requests[i].path);
     auto status = kube::decode_status(responses[i], what);
     if (!status.ok()) throw kube::ApiError(status);
-    set.documents[fetched[i]] =
-        std::make_shared<const OpenApiDocument>(parse_body(responses[i].body, what), what);
+    model::Json document = parse_without_descriptions(responses[i].body);
+    if (document.is_discarded()) throw ClusterError(fmt::format("{}: the response is not JSON", what));
+    set.documents[fetched[i]] = std::make_shared<const OpenApiDocument>(std::move(document), what);
     store(fetched[i], url_hash(requests[i].path), responses[i].body);
   }
   return set;
@@ -106,7 +107,7 @@ std::shared_ptr<const OpenApiDocument> ClusterSchemaSource::from_cache(const std
   if (!in) return nullptr;
   std::ostringstream text;
   text << in.rdbuf();
-  model::Json document = model::Json::parse(text.str(), nullptr, false);
+  model::Json document = parse_without_descriptions(text.str());
   if (document.is_discarded()) return nullptr;  // a torn or damaged entry: fetch again
   try {
     return std::make_shared<const OpenApiDocument>(std::move(document), path.string());

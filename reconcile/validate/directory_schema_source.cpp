@@ -17,7 +17,7 @@ std::shared_ptr<const OpenApiDocument> read_document(const fs::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (!in) throw Error(ErrorCategory::invalid_input, fmt::format("{}: cannot read the file", path.string()));
-  model::Json document = model::Json::parse(text.str(), nullptr, false);
+  model::Json document = parse_without_descriptions(text.str());
   if (document.is_discarded())
     throw Error(
         ErrorCategory::invalid_input,

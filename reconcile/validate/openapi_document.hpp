@@ -43,6 +43,13 @@ class OpenApiDocument {
   std::map<model::GroupVersionKind, bool> scopes_;
 };
 
+// Parses a document's JSON text without its "description" texts: no check
+// reads them, and they are most of a document (the parsed core/v1 and the
+// set's CRDs were the largest part of a pass's memory while it validates).
+// A property named "description" (a key of a "properties" map) is kept.
+// Returns a discarded value when `text` is not JSON.
+model::Json parse_without_descriptions(const std::string& text);
+
 // The key of a group-version in GET /openapi/v3: "api/v1", "apis/apps/v1".
 std::string openapi_path(const std::string& group_version);
 // The file name of a group-version in a schema dir: "api__v1.json", "apis__apps__v1.json".

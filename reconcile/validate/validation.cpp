@@ -44,8 +44,8 @@ std::string objects_phrase(std::size_t count) {
 
 class Validation {
  public:
-  Validation(std::vector<Object> objects, const ValidateOptions& options)
-      : objects_(std::move(objects)), options_(options), crd_kinds_(plan::crd_kinds(objects_)) {
+  Validation(std::vector<Object>& objects, const ValidateOptions& options)
+      : objects_(objects), options_(options), crd_kinds_(plan::crd_kinds(objects_)) {
     for (const auto& crd : options_.known_crds)
       if (auto defined = plan::crd_kind(crd)) known_kinds_.emplace(defined->kind, std::move(*defined));
   }
@@ -206,7 +206,7 @@ class Validation {
       report_.findings.push_back(std::move(finding));
   }
 
-  std::vector<Object> objects_;
+  std::vector<Object>& objects_;  // check_kinds() defaults their namespaces
   const ValidateOptions& options_;
   // By group and kind: a CRD's kind has one scope at every version.
   std::map<GroupKind, plan::CrdKind> crd_kinds_;
@@ -230,7 +230,11 @@ std::size_t ValidationReport::count(Finding::Severity severity) const {
 }
 
 ValidationReport validate_objects(std::vector<Object> objects, const ValidateOptions& options) {
-  ValidationReport report = Validation(std::move(objects), options).run();
+  return validate_in_place(objects, options);
+}
+
+ValidationReport validate_in_place(std::vector<Object>& objects, const ValidateOptions& options) {
+  ValidationReport report = Validation(objects, options).run();
   sort_findings(report);
   return report;
 }

@@ -59,6 +59,10 @@ struct ValidateOptions {
 // Validates objects that already passed parsing (identity, duplicates).
 ValidationReport validate_objects(std::vector<model::Object> objects, const ValidateOptions& options);
 
+// The same on the caller's objects, not a copy of them (a big set's objects
+// are tens of MiB): the namespaces validation defaults are defaulted in them.
+ValidationReport validate_in_place(std::vector<model::Object>& objects, const ValidateOptions& options);
+
 // Adds problems found while loading (syntax, identity, duplicates) as errors.
 void add_errors(ValidationReport& report, const std::vector<Problem>& problems);
 // Orders findings by file and line, so output reads top to bottom.

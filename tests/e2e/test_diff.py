@@ -473,6 +473,44 @@ def test_no_op_diff_of_70_objects_makes_requests_per_kind_not_per_object(cluster
         assert {e["verb"] for e in mine} == {"list"}
 
 
+
+def test_a_kind_in_several_namespaces_is_read_with_one_list_across_namespaces(cluster, namespace, manifests):
+    # Given ConfigMaps and Secrets in three namespaces of the set,
+    extra = [f"{namespace}-a", f"{namespace}-b"]
+    namespaces = [namespace] + extra
+    docs = [f"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {ns}\n" for ns in extra]
+    docs += [f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{i}\n  namespace: {ns}\ndata:\n  i: \"{i}\"\n"
+             for ns in namespaces for i in range(3)]
+    docs += [f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\n  namespace: {ns}\nstringData:\n  t: x\n"
+             for ns in namespaces]
+    root = manifests({"opctl.yaml": opctl_config(setname(), namespace), "set.yaml": "---\n".join(docs)})
+    try:
+        reconcile_ok(cluster, root)
+        for ns in namespaces:  # read back by an independent client
+            names = cluster.kubectl("get", "configmaps", "-n", ns, "-o", "name").stdout.split()
+            assert {"configmap/cm-0", "configmap/cm-1", "configmap/cm-2"} <= set(names), names
+        # and one of them changed live by another manager,
+        cluster.kubectl("patch", "configmap", "cm-1", "-n", extra[1], "--type", "merge", "-p", '{"data":{"i":"live"}}')
+        proxy = FaultProxy(cluster)  # only its request counters
+        try:
+            proxy.reset()
+            result = diff(cluster, root, "--exit-code", kubeconfig=proxy.kubeconfig)
+            counts = proxy.counts()
+        finally:
+            proxy.stop()
+        # when opctl diffs, then one LIST reads the ConfigMaps of every namespace and finds the changed one,
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert f"ConfigMap {extra[1]}/cm-1" in result.stdout, result.stdout
+        assert "13 unchanged" in result.stdout, result.stdout
+        assert counts["byPath"].get("GET /api/v1/configmaps") == 1, counts
+        for ns in namespaces:
+            assert f"GET /api/v1/namespaces/{ns}/configmaps" not in counts["byPath"], counts
+            # while Secrets are listed only in the set's own namespaces.
+            assert counts["byPath"].get(f"GET /api/v1/namespaces/{ns}/secrets") == 1, counts
+        assert "GET /api/v1/secrets" not in counts["byPath"], counts
+    finally:
+        cluster.kubectl("delete", "namespace", *extra, "--wait=false", check=False)
+
 # --- 4. Secrets are never shown ----------------------------------------------
 
 SECRET_VALUES = {

@@ -102,7 +102,7 @@ def test_invalid_file_exits_2_and_applies_nothing(cluster, namespace, manifests)
     })
     result = cluster.reconcile("--path", str(root))
     assert result.returncode == 2
-    # yaml-cpp reports an unclosed flow sequence where the input ends.
+    # libyaml (as yaml-cpp before it) reports an unclosed flow sequence where the input ends.
     assert re.search(r"b-bad\.yaml:[45]: YAML syntax error", result.stderr), result.stderr
     assert "c-nokind.yaml:1: kind: missing required field" in result.stderr
     assert "nothing was applied" in result.stderr

@@ -206,17 +206,18 @@ std::vector<Json> build_services(const ClusterSpec& spec) {
 std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
   // The instance manager lists the Cluster's Pods (its role label, its peers),
   // patches its own Pod's annotations, and reads the Cluster and the Secrets.
-  Json rules = Json::array(
-      {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "watch", "patch"}}},
-       {{"apiGroups", {""}},
-        {"resources", {"secrets"}},
-        {"resourceNames",
-         {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)}},
-        {"verbs", {"get", "watch"}}},
-       {{"apiGroups", {k_group}},
-        {"resources", {"clusters"}},
-        {"resourceNames", {spec.name}},
-        {"verbs", {"get", "watch"}}}});
+  // It polls and never watches, so no `watch`.
+  Json rules =
+      Json::array({{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "patch"}}},
+                   {{"apiGroups", {""}},
+                    {"resources", {"secrets"}},
+                    {"resourceNames",
+                     {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)}},
+                    {"verbs", {"get"}}},
+                   {{"apiGroups", {k_group}},
+                    {"resources", {"clusters"}},
+                    {"resourceNames", {spec.name}},
+                    {"verbs", {"get"}}}});
   Json account = {
       {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", child_metadata(spec, spec.name)}};
   Json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},

@@ -44,10 +44,11 @@ TEST_CASE("given namespaced objects we should grant their resources only in thei
   auto rbac = rbac_of({make("apps/v1", "Deployment", "web", "shop"), make("v1", "ConfigMap", "web", "shop"),
                        make("v1", "Service", "api", "billing")});
   const auto& shop = role(rbac, "shop");
-  for (const char* verb : {"get", "list", "watch", "create", "patch", "delete"}) {
+  for (const char* verb : {"get", "list", "create", "patch", "delete"}) {
     CHECK(shop.allows("apps", "deployments", verb));
     CHECK(shop.allows("", "configmaps", verb));
   }
+  CHECK_FALSE(shop.allows("apps", "deployments", "watch"));  // nothing watches: a pass lists and polls
   CHECK_FALSE(shop.allows("", "services", "create"));
   CHECK_FALSE(shop.allows("", "secrets", "get"));
   CHECK(role(rbac, "billing").allows("", "services", "patch"));
@@ -69,7 +70,7 @@ TEST_CASE("given --prune lists every kind of the set in every namespace we shoul
   CHECK(role(rbac, "opctl-system").allows("", "services", "list"));
 }
 
-TEST_CASE("given cluster-scoped objects we should limit all but create, list and watch to their names",
+TEST_CASE("given cluster-scoped objects we should limit all but create and list to their names",
           "[install]") {
   auto rbac = rbac_of({make("v1", "Namespace", "shop"), make("rbac.authorization.k8s.io/v1", "ClusterRole",
                                                              "reader", "", {{"rules", Json::array()}})});
@@ -78,6 +79,7 @@ TEST_CASE("given cluster-scoped objects we should limit all but create, list and
   CHECK_FALSE(rbac.cluster.allows_named("", "namespaces", "delete", "kube-system"));
   CHECK(rbac.cluster.allows("", "namespaces", "create"));
   CHECK(rbac.cluster.allows("", "namespaces", "list"));
+  CHECK_FALSE(rbac.cluster.allows("", "namespaces", "watch"));
   CHECK_FALSE(rbac.cluster.allows("", "namespaces", "delete"));
   CHECK(rbac.cluster.allows_named("rbac.authorization.k8s.io", "clusterroles", "patch", "reader"));
   auto rules = rbac.cluster.to_json();

@@ -80,8 +80,10 @@ struct Fixture {
     return Object(body);
   }
 
-  PassReport run(const Object& desired, bool wait, std::chrono::seconds timeout = 300s) {
+  PassReport run(const Object& desired, bool wait, std::chrono::seconds timeout = 300s,
+                 const std::string& applyset_id = "") {
     kinds::RunnerOptions options;
+    options.applyset_id = applyset_id;
     options.wait = wait;
     options.clock = &clock;
     options.deadline = clock.steady_now() + timeout;
@@ -161,4 +163,26 @@ TEST_CASE("a failed child write marks the resource failed and the pass failed", 
   CHECK(count(report, Action::failed, "ConfigMap") == 1);
   CHECK(count(report, Action::failed, "Gadget") == 1);
   CHECK_THAT(report.message, Catch::Contains("custom resources failed"));
+}
+
+TEST_CASE("a custom kind whose CRD is not installed costs no discovery request when members are looked for",
+          "[kind_runner]") {
+  // Given a second custom kind the server does not serve (its CRD is not installed),
+  class GizmoReconciler : public GadgetReconciler {
+   public:
+    GroupVersionKind kind() const override { return {"example.com", "v1", "Gizmo"}; }
+  };
+  Fixture f;
+  f.registry.add(std::make_unique<GizmoReconciler>());
+  // when a pass of an ApplySet looks for its members being finalized,
+  f.run(f.gadget(1), false, 300s, "applyset-abc");
+  // then discovery was read once: the unserved kind did not send the runner back to the server.
+  auto discovery_reads = std::count_if(f.server.requests.begin(), f.server.requests.end(),
+                                       [](const auto& request) { return request.path == "/apis"; });
+  CHECK(discovery_reads == 1);
+  // The served kind's members were listed by the ApplySet label across namespaces.
+  CHECK(std::any_of(f.server.requests.begin(), f.server.requests.end(), [](const auto& request) {
+    return request.method == "GET" && request.path.starts_with("/apis/example.com/v1/gadgets?") &&
+           request.path.find("applyset.kubernetes.io%2Fpart-of%3Dapplyset-abc") != std::string::npos;
+  }));
 }

@@ -14,6 +14,7 @@ namespace opctl::kube::testing {
 class FakeTransport : public HttpTransport {
  public:
   std::vector<HttpRequest> requests;
+  std::vector<std::size_t> batch_sizes;  // requests per send_all call
   // path -> responses, used in order; the last one repeats.
   std::map<std::string, std::deque<HttpResponse>> responses;
 
@@ -23,6 +24,7 @@ class FakeTransport : public HttpTransport {
 
   std::vector<HttpResponse> send_all(const std::vector<HttpRequest>& batch) override {
     std::vector<HttpResponse> out;
+    batch_sizes.push_back(batch.size());
     for (const auto& request : batch) {
       requests.push_back(request);
       out.push_back(respond(request.path));

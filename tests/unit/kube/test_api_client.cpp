@@ -161,6 +161,85 @@ TEST_CASE("a list error is a typed ApiError; page_size 0 sends no limit", "[api_
   CHECK(f.server.requests.back().path == "/apis/example.com/v1/widgets");
 }
 
+TEST_CASE("list_all reads many collections at once, each to its last page, in order", "[api_client]") {
+  // Given two namespaces with two pages and one with a forbidden list,
+  Fixture f;
+  const std::string a = "/apis/example.com/v1/namespaces/a/widgets?limit=500";
+  const std::string b = "/apis/example.com/v1/namespaces/b/widgets?limit=500";
+  const std::string c = "/apis/example.com/v1/namespaces/c/widgets?limit=500";
+  f.server.answer(a, 200, R"({"metadata":{"continue":"a2"},"items":[{"metadata":{"name":"a1"}}]})");
+  f.server.answer(a + "&continue=a2", 200, R"({"metadata":{},"items":[{"metadata":{"name":"a2"}}]})");
+  f.server.answer(b, 200, R"({"metadata":{},"items":[{"metadata":{"name":"b1"}}]})");
+  f.server.answer(c, 403, R"({"kind":"Status","code":403,"reason":"Forbidden","message":"no"})");
+  std::vector<opctl::kube::ListTarget> targets;
+  for (const std::string namespace_name : {"a", "b", "c"})
+    targets.push_back({widgets(), namespace_name, {}, ""});
+  // when they are read together,
+  auto outcomes = f.client.list_all(targets);
+  // then the first pages go out in one batch, the second page alone after it,
+  CHECK(f.server.batch_sizes == std::vector<std::size_t>{3, 1});
+  // and each outcome is its own target's, the error only where it happened.
+  REQUIRE(outcomes.size() == 3);
+  REQUIRE(outcomes[0].ok());
+  REQUIRE(outcomes[0].items.size() == 2);
+  CHECK(outcomes[0].items[1]["metadata"]["name"] == "a2");
+  CHECK(outcomes[0].items[1]["kind"] == "Widget");
+  REQUIRE(outcomes[1].items.size() == 1);
+  CHECK(outcomes[1].items[0]["metadata"]["name"] == "b1");
+  CHECK_FALSE(outcomes[2].ok());
+  CHECK(outcomes[2].status.reason == ApiReason::forbidden);
+  CHECK(outcomes[2].items.empty());
+}
+
+TEST_CASE("list_all keeps at most a window of lists in flight and refills it as lists end", "[api_client]") {
+  Fixture f;
+  // Namespace n0 has three pages; every other namespace one.
+  const std::string first = "/apis/example.com/v1/namespaces/n0/widgets?limit=500";
+  f.server.answer(first, 200, R"({"metadata":{"continue":"p2"},"items":[]})");
+  f.server.answer(first + "&continue=p2", 200, R"({"metadata":{"continue":"p3"},"items":[]})");
+  f.server.answer(first + "&continue=p3", 200, R"({"metadata":{},"items":[{"metadata":{"name":"last"}}]})");
+  std::vector<opctl::kube::ListTarget> targets;
+  const std::size_t count = ApiClient::k_list_window + 4;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::string namespace_name = "n" + std::to_string(i);
+    if (i > 0)
+      f.server.answer("/apis/example.com/v1/namespaces/" + namespace_name + "/widgets", 200,
+                      R"({"metadata":{},"items":[{"metadata":{"name":"w"}}]})");
+    targets.push_back({widgets(), namespace_name, {}, ""});
+  }
+  auto outcomes = f.client.list_all(targets);
+  // A full window, then n0's second page with the four waiting lists, then its third page.
+  CHECK(f.server.batch_sizes == std::vector<std::size_t>{ApiClient::k_list_window, 5, 1});
+  REQUIRE(outcomes.size() == count);
+  for (const auto& outcome : outcomes) {
+    REQUIRE(outcome.ok());
+    CHECK(outcome.items.size() == 1);
+  }
+  CHECK(outcomes[0].items[0]["metadata"]["name"] == "last");
+}
+
+TEST_CASE("max_pages stops list_all early with the token to go on from; list reads the whole collection",
+          "[api_client]") {
+  Fixture f;
+  const std::string base = "/apis/example.com/v1/namespaces/shop/widgets?limit=500";
+  f.server.answer(base, 200, R"({"metadata":{"continue":"p2"},"items":[{"metadata":{"name":"a"}}]})");
+  f.server.answer(base + "&continue=p2", 200, R"({"metadata":{},"items":[{"metadata":{"name":"b"}}]})");
+  opctl::kube::ListOptions one_page;
+  one_page.max_pages = 1;
+  // One page, and where it stopped,
+  auto first = f.client.list_all({{widgets(), "shop", one_page, ""}});
+  REQUIRE(first.front().ok());
+  CHECK(first.front().items.size() == 1);
+  CHECK(first.front().continue_token == "p2");
+  // from which a later list goes on.
+  auto rest = f.client.list_all({{widgets(), "shop", one_page, first.front().continue_token}});
+  REQUIRE(rest.front().items.size() == 1);
+  CHECK(rest.front().items[0]["metadata"]["name"] == "b");
+  CHECK(rest.front().continue_token.empty());
+  // list() has no way to say that it stopped early, so it never does.
+  CHECK(f.client.list(widgets(), "shop", one_page).size() == 2);
+}
+
 TEST_CASE("the write gate is asked before every chunk of writes and stops the rest unsent", "[api_client]") {
   // Given 70 applies and a gate that refuses on its third call, we should send two chunks of 32 and no more.
   Fixture f;

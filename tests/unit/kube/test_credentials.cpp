@@ -127,7 +127,18 @@ TEST_CASE("exec plugin failures say what went wrong", "[credentials]") {
   SECTION("missing command with an install hint") {
     cluster.exec->command = "opctl-no-such-plugin";
     cluster.exec->install_hint = "install it with: apt install opctl-plugin\n";
-    CHECK_THROWS_WITH(CredentialSource(cluster).current(), Catch::Contains("apt install opctl-plugin"));
+    CHECK_THROWS_WITH(
+        CredentialSource(cluster).current(),
+        Catch::Contains("could not be run (No such file") && Catch::Contains("apt install opctl-plugin"));
+  }
+  SECTION("a plugin that runs and exits 127 itself is a failed plugin, not a missing one") {
+    dir.write("inner.sh", "#!/bin/sh\necho 'get-token: command not found' >&2\nexit 127\n");
+    fs::permissions(dir.path / "inner.sh", fs::perms::owner_all);
+    cluster.exec->command = (dir.path / "inner.sh").string();
+    cluster.exec->install_hint = "install it with: apt install opctl-plugin\n";
+    CHECK_THROWS_WITH(CredentialSource(cluster).current(),
+                      Catch::Contains("exit code 127: get-token: command not found") &&
+                          !Catch::Contains("apt install opctl-plugin"));
   }
   SECTION("interactive plugins are refused") {
     cluster.exec->interactive_mode = "Always";

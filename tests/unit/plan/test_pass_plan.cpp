@@ -59,8 +59,8 @@ std::vector<std::string> step_names(const PassPlan& plan, StepAction action) {
 
 TEST_CASE("a plan creates what is absent, updates what differs and leaves the rest alone", "[pass_plan]") {
   LiveObjects live;
-  live[Object(config_map("same", "1")).key()] = applied(config_map("same", "1"));
-  live[Object(config_map("moved", "1")).key()] = applied(config_map("moved", "1"));
+  live.objects[Object(config_map("same", "1")).key()] = applied(config_map("same", "1"));
+  live.objects[Object(config_map("moved", "1")).key()] = applied(config_map("moved", "1"));
   std::vector<Object> desired = {Object(config_map("new", "1")), Object(config_map("same", "1")),
                                  Object(config_map("moved", "2"))};
   auto plan = make_pass_plan(desired, live, {}, options());
@@ -80,7 +80,7 @@ TEST_CASE("a new commit alone changes nothing: opctl.io/source keeps its live va
   before["metadata"]["annotations"]["opctl.io/source"] = "repo@aaaa";
   Json now = config_map("web", "1");
   now["metadata"]["annotations"]["opctl.io/source"] = "repo@bbbb";
-  LiveObjects live{{Object(before).key(), applied(before)}};
+  LiveObjects live{{{Object(before).key(), applied(before)}}, {}};
   auto plan = make_pass_plan({Object(now)}, live, {}, options());
   REQUIRE(plan.steps.size() == 1);
   CHECK(plan.steps[0].action == StepAction::unchanged);
@@ -96,7 +96,7 @@ TEST_CASE("a new commit alone changes nothing: opctl.io/source keeps its live va
 TEST_CASE("ignored fields keep their live values, so an autoscaler's change is no update", "[pass_plan]") {
   Json live_object = applied(config_map("web", "1"));
   live_object["data"]["key"] = "set-by-someone-else";
-  LiveObjects live{{Object(live_object).key(), live_object}};
+  LiveObjects live{{{Object(live_object).key(), live_object}}, {}};
   PlanOptions with_rule = options();
   with_rule.ignore_rules.push_back({"", "ConfigMap", "", "", {"/data/key"}});
   auto plan = make_pass_plan({Object(config_map("web", "1"))}, live, {}, with_rule);
@@ -104,6 +104,50 @@ TEST_CASE("ignored fields keep their live values, so an autoscaler's change is n
   CHECK(plan.objects[0].body()["data"]["key"] == "set-by-someone-else");
   CHECK(make_pass_plan({Object(config_map("web", "1"))}, live, {}, options()).steps[0].action ==
         StepAction::update);
+}
+
+TEST_CASE("settles holds exactly when the pass would leave the object unchanged", "[pass_plan]") {
+  Json before = config_map("web", "1");
+  before["metadata"]["annotations"]["opctl.io/source"] = "repo@aaaa";
+  Json now = config_map("web", "1");
+  now["metadata"]["annotations"]["opctl.io/source"] = "repo@bbbb";
+  Json live = applied(before);
+  CHECK(opctl::plan::settles(Object(now), live, options()));  // a new commit alone: unchanged
+  Json changed = config_map("web", "2");
+  changed["metadata"]["annotations"]["opctl.io/source"] = "repo@bbbb";
+  CHECK_FALSE(opctl::plan::settles(Object(changed), live, options()));
+  // An ignore rule's fields are sent with their live values: never settled, even when unchanged.
+  PlanOptions with_rule = options();
+  with_rule.ignore_rules.push_back({"", "ConfigMap", "", "web", {"/data/other"}});
+  CHECK_FALSE(opctl::plan::settles(Object(now), live, with_rule));
+  with_rule.ignore_rules.back().name = "api";
+  CHECK(opctl::plan::settles(Object(now), live, with_rule));
+}
+
+TEST_CASE("a settled object is planned as unchanged, sent as decide() would have made it", "[pass_plan]") {
+  Json before = config_map("web", "1");
+  before["metadata"]["annotations"]["opctl.io/source"] = "repo@aaaa";
+  Json now = config_map("web", "1");
+  now["metadata"]["annotations"]["opctl.io/source"] = "repo@bbbb";
+  LiveObjects whole{{{Object(before).key(), applied(before)}}, {}};
+  LiveObjects settled;
+  settled.settled[Object(before).key()] = opctl::plan::settled_object(applied(before));
+  CHECK(settled.settled.begin()->second.source == "repo@aaaa");
+  CHECK(settled.find(Object(before).key()) == nullptr);
+  auto from_whole = make_pass_plan({Object(now)}, whole, {}, options());
+  auto from_settled = make_pass_plan({Object(now)}, settled, {}, options());
+  REQUIRE(from_settled.steps.size() == 1);
+  CHECK(from_settled.steps[0].action == StepAction::unchanged);
+  CHECK(from_settled.steps[0].reason == from_whole.steps[0].reason);
+  CHECK(from_settled.objects[0].body() == from_whole.objects[0].body());
+  CHECK(from_settled.objects[0].annotation("opctl.io/source") == "repo@aaaa");
+
+  // Live without the annotation: the desired one stays as it is.
+  Json plain = applied(config_map("web", "1"));
+  CHECK_FALSE(opctl::plan::settled_object(plain).source.has_value());
+  settled.settled[Object(before).key()] = opctl::plan::settled_object(plain);
+  CHECK(make_pass_plan({Object(now)}, settled, {}, options()).objects[0].annotation("opctl.io/source") ==
+        "repo@bbbb");
 }
 
 TEST_CASE("waves and kind ranks make the batches; CRD batches wait; --wait lists the health waits",

@@ -302,3 +302,28 @@ spec:
                                 "error: test.yaml:27: spec.colour: unknown field",
                             });
 }
+
+TEST_CASE("validating in place reports what a copy reports and defaults namespaces in the objects",
+          "[validate]") {
+  const std::string yaml = R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+  namespace: other
+)";
+  ValidateOptions options;
+  options.default_namespace = "shop";
+  auto objects = testing::objects_from(yaml);
+  auto copied = validate_objects(objects, options);
+  CHECK(objects[0].namespace_name().empty());  // the copy was defaulted, not these
+  auto in_place = opctl::validate::validate_in_place(objects, options);
+  REQUIRE(copied.findings.size() == 1);  // the Namespace's namespace
+  CHECK(lines_of(in_place) == lines_of(copied));
+  CHECK(in_place.objects == copied.objects);
+  CHECK(objects[0].namespace_name() == "shop");
+}
