@@ -28,8 +28,11 @@ std::vector<std::string> version_names(const Json& crd) {
   if (!crd.contains("spec") || !crd["spec"].is_object()) return names;
   const Json& versions = crd["spec"].value("versions", Json::array());
   if (!versions.is_array()) return names;
-  for (const auto& version : versions)
+  for (const auto& version : versions) {
+    // A version with served: false is refused by the API server like one that is not listed.
+    if (version.is_object() && version.contains("served") && version["served"] == false) continue;
     if (auto name = text_at(version, {"name"}); !name.empty()) names.push_back(name);
+  }
   return names;
 }
 

@@ -29,7 +29,7 @@ std::optional<bool> builtin_namespaced(const GroupKind& kind);
 struct CrdKind {
   GroupKind kind;
   bool namespaced = false;            // spec.scope == "Namespaced"
-  std::vector<std::string> versions;  // spec.versions[].name
+  std::vector<std::string> versions;  // spec.versions[].name, served ones only
 
   // True for this kind at one of the CRD's versions.
   bool defines(const model::GroupVersionKind& gvk) const;

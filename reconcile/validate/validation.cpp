@@ -30,12 +30,20 @@ struct KindFacts {
   std::string unknown;             // why the kind does not exist; empty when it may
   // An error, except for opctl's own kinds, whose CRDs may just not be installed yet.
   Finding::Severity unknown_severity = Finding::Severity::error;
+  std::string unknown_field = "kind";  // where that is reported
 };
 
 Finding error_at(const Object& object, const FieldPath& path, std::string message) {
   return {Finding::Severity::error,
           Problem{object.location().file, object.line_of(path.pointer), path.field, std::move(message)},
           object.key().to_string()};
+}
+
+std::string unserved_version_message(const plan::CrdKind& crd, const model::GroupVersionKind& gvk) {
+  return fmt::format(
+      "the CustomResourceDefinition in the manifests serves kind \"{}\" of group \"{}\" at {}, "
+      "not at \"{}\"",
+      gvk.kind, gvk.group, fmt::join(crd.versions, ", "), gvk.version);
 }
 
 std::string objects_phrase(std::size_t count) {
@@ -84,6 +92,11 @@ class Validation {
     GroupKind kind{gvk.group, gvk.kind};
     auto crd = crd_kinds_.find(kind);
     auto known = known_kinds_.find(kind);
+    // The set's CRD is applied before its resources and replaces the served one: a version it does not serve
+    // would be refused by the API server halfway through the pass, whatever the cluster serves now.
+    if (crd != crd_kinds_.end() && !crd->second.versions.empty() && !crd->second.defines(gvk))
+      return {crd->second.namespaced, unserved_version_message(crd->second, gvk), Finding::Severity::error,
+              "apiVersion"};
     if (options_.cluster_scope) {
       if (auto namespaced = options_.cluster_scope(gvk)) return {namespaced, ""};
       if (crd != crd_kinds_.end()) return {crd->second.namespaced, ""};
@@ -116,7 +129,7 @@ class Validation {
       KindFacts facts = facts_of(object);
       if (!facts.unknown.empty()) {
         unknown_kinds_.insert(&object);
-        auto finding = error_at(object, FieldPath::of("kind"), facts.unknown);
+        auto finding = error_at(object, FieldPath::of(facts.unknown_field), facts.unknown);
         finding.severity = facts.unknown_severity;
         report_.findings.push_back(std::move(finding));
       }

@@ -72,6 +72,12 @@ TEST_CASE("a CRD defines its kind with its scope and versions; any other shape d
   Json odd_versions = gadget_crd("Namespaced");
   odd_versions["spec"]["versions"] = Json::array({{{"name", 1}}, "v9", {{"name", "v1"}}});
   CHECK(plan::crd_kind(odd_versions)->versions == std::vector<std::string>{"v1"});
+
+  // A version that is listed but not served is refused by the API server: it does not count.
+  Json unserved = gadget_crd("Namespaced");
+  unserved["spec"]["versions"][0]["served"] = false;
+  CHECK(plan::crd_kind(unserved)->versions == std::vector<std::string>{"v2"});
+  CHECK_FALSE(plan::crd_kind(unserved)->defines({"example.com", "v1", "Gadget"}));
 }
 
 TEST_CASE("the set's CRDs are found among its objects, other kinds ignored", "[kind_scopes]") {

@@ -79,6 +79,48 @@ metadata: {name: w, namespace: shop}
   CHECK(report.findings[0].object == "example.com/Widget shop/w");
 }
 
+TEST_CASE("a custom resource at a version its CRD in the set does not serve is an error", "[validate]") {
+  const std::string manifests = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - {name: v1, served: true, storage: true}
+  - {name: v1beta1, served: false, storage: false}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: current, namespace: shop}
+---
+apiVersion: example.com/v1beta1
+kind: Widget
+metadata: {name: old, namespace: shop}
+---
+apiVersion: example.com/v2
+kind: Widget
+metadata: {name: future, namespace: shop}
+)";
+  const std::vector<std::string> expected = {
+      "error: test.yaml:16: apiVersion: the CustomResourceDefinition in the manifests serves kind \"Widget\" "
+      "of "
+      "group \"example.com\" at v1, not at \"v1beta1\"",
+      "error: test.yaml:20: apiVersion: the CustomResourceDefinition in the manifests serves kind \"Widget\" "
+      "of "
+      "group \"example.com\" at v1, not at \"v2\"",
+  };
+  // Given no cluster, we should refuse both objects at their apiVersion line.
+  CHECK(lines_of(offline(manifests)) == expected);
+
+  // Given a cluster that serves every version today, we should refuse them all the same: the set's CRD is
+  // applied first and then the API server would refuse them halfway through the pass.
+  ValidateOptions options;
+  options.cluster_scope = [](const opctl::model::GroupVersionKind&) -> std::optional<bool> { return true; };
+  CHECK(lines_of(validate_objects(testing::objects_from(manifests), options)) == expected);
+}
+
 TEST_CASE("the cluster's discovery decides scopes and which kinds exist", "[validate]") {
   ValidateOptions options;
   options.cluster_scope = [](const opctl::model::GroupVersionKind& gvk) -> std::optional<bool> {
