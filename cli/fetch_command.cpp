@@ -10,6 +10,7 @@
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "source/desired_source.hpp"
+#include "source_render.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -24,26 +25,11 @@ std::string shown_path(const source::SourceRevision& revision) {
   return revision.path.empty() ? "." : revision.path;
 }
 
-// Whether a git source's commit is signed, and by whom when --verify-commits checked it.
-nlohmann::json signer_json(const source::CommitSigner& signer) {
-  return {{"format", signer.format.empty() ? "none" : signer.format},
-          {"verified", signer.verified},
-          {"principal", signer.principal},
-          {"key", signer.key}};
-}
-
-std::string signer_text(const source::CommitSigner& signer) {
-  if (signer.format.empty()) return "unsigned";
-  if (!signer.verified)
-    return fmt::format("not verified ({} signature; --verify-commits is off)", signer.format);
-  return fmt::format("{} ({} key {}, verified)", signer.principal, signer.format, signer.key);
-}
-
 nlohmann::json revision_json(const source::SourceRevision& revision) {
   nlohmann::json out = {{"repo", revision.repo},       {"ref", revision.ref},   {"commit", revision.commit},
                         {"author", revision.author},   {"time", revision.time}, {"subject", revision.subject},
                         {"path", shown_path(revision)}};
-  if (!revision.commit.empty()) out["signature"] = signer_json(revision.signer);
+  if (!revision.commit.empty()) out["signature"] = signature_json(revision.signer);
   return out;
 }
 
@@ -56,7 +42,7 @@ void print_text(const source::SourceRevision& revision) {
       "repo:    {}\nref:     {}\ncommit:  {}\nauthor:  {}\ntime:    {}\nsubject: {}\npath:    {}\n",
       revision.repo, revision.ref, revision.commit, revision.author, revision.time, revision.subject,
       shown_path(revision));
-  std::cout << fmt::format("signer:  {}\n", signer_text(revision.signer));
+  std::cout << fmt::format("signer:  {}\n", signature_text(revision.signer));
 }
 
 }  // namespace

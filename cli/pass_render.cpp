@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "apply/lease_lock.hpp"
+#include "source_render.hpp"
 
 namespace opctl::cli {
 
@@ -77,6 +78,12 @@ model::Json render_pass_json(const apply::PassReport& report, const source::Sour
        {Action::created, Action::configured, Action::unchanged, Action::pruned, Action::kept, Action::failed,
         Action::skipped, Action::planned_create, Action::planned_update, Action::planned_prune})
     if (std::size_t n = report.count(action); n > 0) summary[apply::to_string(action)] = n;
+  model::Json source = {{"repo", revision.repo},
+                        {"ref", revision.ref},
+                        {"commit", revision.commit},
+                        {"path", revision.path},
+                        {"subject", revision.subject}};
+  if (!revision.commit.empty()) source["signature"] = signature_json(revision.signer);
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "RunReport"},
           {"result", apply::to_string(report.result)},
@@ -84,12 +91,7 @@ model::Json render_pass_json(const apply::PassReport& report, const source::Sour
           {"dryRun", report.dry_run},
           {"startTime", apply::format_micro_time(report.started)},
           {"durationSeconds", report.duration.count() / 1000.0},
-          {"source",
-           {{"repo", revision.repo},
-            {"ref", revision.ref},
-            {"commit", revision.commit},
-            {"path", revision.path},
-            {"subject", revision.subject}}},
+          {"source", source},
           {"summary", summary},
           {"objects", objects}};
 }
@@ -97,6 +99,7 @@ model::Json render_pass_json(const apply::PassReport& report, const source::Sour
 std::string render_pass_markdown(const apply::PassReport& report, const source::SourceRevision& revision) {
   std::string out = fmt::format("### opctl reconcile: {}\n\n", apply::to_string(report.result));
   if (!revision.annotation().empty()) out += fmt::format("Source: `{}`\n\n", revision.annotation());
+  if (!revision.commit.empty()) out += fmt::format("Signature: {}\n\n", signature_text(revision.signer));
   if (!report.message.empty()) out += fmt::format("{}\n\n", report.message);
   out += pass_summary(report) + "\n\n";
   out += "| object | action | details |\n|---|---|---|\n";

@@ -92,10 +92,21 @@ def assert_refused(result, sha, subject, *phrases):
         assert phrase in result.stderr, result.stderr
 
 
-def test_a_commit_signed_by_an_allowed_ssh_key_is_applied(run, upstream, allowed_signers, cluster, namespace):
-    result = run(upstream.file_url, "--verify-commits", "--verify-allowed-signers", str(allowed_signers))
+def test_a_commit_signed_by_an_allowed_ssh_key_is_applied(run, upstream, alice, allowed_signers, cluster, namespace,
+                                                           tmp_path):
+    report = tmp_path / "report.json"
+    result = run(upstream.file_url, "--verify-commits", "--verify-allowed-signers", str(allowed_signers),
+                 "--report", str(report))
     assert result.returncode == 0, result.stderr
     assert version_of(cluster, namespace) == "1"
+    # The run report says who signed what was applied, for the pipeline's audit trail.
+    assert json.loads(report.read_text())["source"]["signature"] == {
+        "format": "ssh", "verified": True, "principal": "alice@example.com", "key": alice.fingerprint}
+
+    # Without --verify-commits the report says the commit is signed but not that anyone checked it.
+    markdown = run(upstream.file_url, "-o", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert "Signature: not verified (ssh signature; --verify-commits is off)" in markdown.stdout, markdown.stdout
 
 
 def test_an_unsigned_commit_is_refused_and_nothing_is_applied(run, upstream, allowed_signers, cluster, namespace):

@@ -87,6 +87,7 @@ source::SourceRevision revision() {
   revision.commit = "0123456789abcdef0123456789abcdef01234567";
   revision.subject = "Scale web to 3";
   revision.path = "apps";
+  revision.signer = {"ssh", true, "alice@example.com", "ED25519 SHA256:c2lnbmVk"};
   return revision;
 }
 
