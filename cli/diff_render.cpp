@@ -191,11 +191,11 @@ std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
                                  const source::SourceRevision& revision, const std::string& heading) {
   DiffSummary summary = summarize(diffs);
   std::string out = heading + "\n\n";
-  if (!revision.commit.empty())
+  if (!revision.commit.empty()) {
     out += fmt::format("Source: `{}`{}\n\n", revision.annotation(),
                        revision.subject.empty() ? "" : " — " + escape_markdown(revision.subject));
-  if (!revision.commit.empty())
     out += fmt::format("Signature: {}\n\n", escape_markdown(signature_text(revision.signer)));
+  }
   out += "| added | changed | pruned | unchanged | failed |\n|---:|---:|---:|---:|---:|\n";
   out += fmt::format("| {} | {} | {} | {} | {} |\n\n", summary.added, summary.changed, summary.pruned,
                      summary.unchanged, summary.failed);
@@ -230,12 +230,9 @@ Json render_diff_json(const std::vector<diff::ObjectDiff>& diffs, const source::
   Json objects = Json::array();
   for (const auto& diff : diffs)
     objects.push_back(render_object_json(diff));
-  Json source = {
-      {"repo", revision.repo}, {"ref", revision.ref}, {"commit", revision.commit}, {"path", revision.path}};
-  if (!revision.commit.empty()) source["signature"] = signature_json(revision.signer);
   Json report = {{"apiVersion", "opctl.io/v1alpha1"},
                  {"kind", "DiffReport"},
-                 {"source", source},
+                 {"source", source_json(revision)},
                  {"summary",
                   {{"added", summary.added},
                    {"changed", summary.changed},

@@ -78,12 +78,8 @@ model::Json render_pass_json(const apply::PassReport& report, const source::Sour
        {Action::created, Action::configured, Action::unchanged, Action::pruned, Action::kept, Action::failed,
         Action::skipped, Action::planned_create, Action::planned_update, Action::planned_prune})
     if (std::size_t n = report.count(action); n > 0) summary[apply::to_string(action)] = n;
-  model::Json source = {{"repo", revision.repo},
-                        {"ref", revision.ref},
-                        {"commit", revision.commit},
-                        {"path", revision.path},
-                        {"subject", revision.subject}};
-  if (!revision.commit.empty()) source["signature"] = signature_json(revision.signer);
+  model::Json source = source_json(revision);
+  source["subject"] = revision.subject;  // the RunReport's source also names the commit's subject
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "RunReport"},
           {"result", apply::to_string(report.result)},

@@ -11,6 +11,13 @@ nlohmann::json signature_json(const source::CommitSigner& signer) {
           {"key", signer.key}};
 }
 
+nlohmann::json source_json(const source::SourceRevision& revision) {
+  nlohmann::json source = {
+      {"repo", revision.repo}, {"ref", revision.ref}, {"commit", revision.commit}, {"path", revision.path}};
+  if (!revision.commit.empty()) source["signature"] = signature_json(revision.signer);
+  return source;
+}
+
 std::string signature_text(const source::CommitSigner& signer) {
   if (signer.format.empty()) return "unsigned";
   if (!signer.verified)

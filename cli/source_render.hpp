@@ -13,6 +13,10 @@ namespace opctl::cli {
 // {"format", "verified", "principal", "key"}; format "none" when unsigned.
 nlohmann::json signature_json(const source::CommitSigner& signer);
 
+// The report's "source": {"repo", "ref", "commit", "path"} and, for a git
+// commit, its "signature".
+nlohmann::json source_json(const source::SourceRevision& revision);
+
 // "unsigned", "not verified (ssh signature; --verify-commits is off)" or
 // "alice@example.com (ssh key ED25519 SHA256:..., verified)".
 std::string signature_text(const source::CommitSigner& signer);
