@@ -17,6 +17,10 @@ namespace fs = std::filesystem;
 constexpr const char* k_index_path = "/openapi/v3";
 // Enough of the content hash to name a cache entry.
 constexpr std::size_t k_cache_hash_length = 32;
+// What the server answers for a hash that is no longer current.
+constexpr long k_moved_permanently = 301;
+// How often the index is read again when documents keep moving.
+constexpr int k_moved_retries = 3;
 
 std::string cache_stem(const std::string& group_version) {
   std::string name = schema_file_name(group_version);
@@ -66,6 +70,22 @@ void ClusterSchemaSource::load_index() {
 SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions) {
   if (index_.is_null()) load_index();
   SchemaSet set;
+  std::set<std::string> moved = fetch(group_versions, set);
+  // The server answers a URL whose hash is no longer current with 301 (a CRD
+  // of that group changed since the index was read). Read the index again and
+  // ask for the new hash; a group that keeps changing gets a few tries.
+  for (int attempt = 1; !moved.empty() && attempt <= k_moved_retries; ++attempt) {
+    load_index();
+    moved = fetch(moved, set);
+  }
+  if (!moved.empty())
+    throw ClusterError(fmt::format("GET /openapi/v3/{}: the document changed {} times while it was read",
+                                   openapi_path(*moved.begin()), k_moved_retries + 1));
+  return set;
+}
+
+std::set<std::string> ClusterSchemaSource::fetch(const std::set<std::string>& group_versions,
+                                                 SchemaSet& set) {
   std::vector<std::string> fetched;  // group-versions, in the order of `requests`
   std::vector<kube::HttpRequest> requests;
   for (const auto& group_version : group_versions) {
@@ -85,8 +105,13 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
     requests.push_back(request);
     fetched.push_back(group_version);
   }
+  std::set<std::string> moved;
   auto responses = transport_.send_all(requests);
   for (std::size_t i = 0; i < responses.size(); ++i) {
+    if (responses[i].status == k_moved_permanently) {
+      moved.insert(fetched[i]);
+      continue;
+    }
     std::string what = "GET " + without_query(requests[i].path);
     auto status = kube::decode_status(responses[i], what);
     if (!status.ok()) throw kube::ApiError(status);
@@ -95,7 +120,7 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
     set.documents[fetched[i]] = std::make_shared<const OpenApiDocument>(std::move(document), what);
     store(fetched[i], url_hash(requests[i].path), responses[i].body);
   }
-  return set;
+  return moved;
 }
 
 std::shared_ptr<const OpenApiDocument> ClusterSchemaSource::from_cache(const std::string& group_version,

@@ -54,6 +54,9 @@ class ClusterSchemaSource : public SchemaSource {
  private:
   std::shared_ptr<const OpenApiDocument> from_cache(const std::string& group_version,
                                                     const std::string& hash) const;
+  // Fills `set` from the cache or the server; returns the group-versions whose
+  // URL in the index has gone stale (the server redirected it).
+  std::set<std::string> fetch(const std::set<std::string>& group_versions, SchemaSet& set);
   void store(const std::string& group_version, const std::string& hash, const std::string& body) const;
 
   kube::HttpTransport& transport_;

@@ -28,6 +28,10 @@ class FakeApiServer : public opctl::kube::HttpTransport {
  public:
   std::vector<std::string> paths;
   long status = 200;
+  // The hash of apps/v1 the server serves now. Index reads first hand out the
+  // hashes in `stale_hashes`, as an index read just before a CRD changed does.
+  std::string apps_hash = "BBBB";
+  std::vector<std::string> stale_hashes;
 
   std::vector<HttpResponse> send_all(const std::vector<HttpRequest>& requests) override {
     std::vector<HttpResponse> responses;
@@ -41,12 +45,21 @@ class FakeApiServer : public opctl::kube::HttpTransport {
  private:
   HttpResponse respond(const std::string& path) {
     if (status == 0) return {0, "", "Connection refused", 1};
-    if (path == "/openapi/v3")
-      return {200, R"({"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=AAAA"},
-                                 "apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=BBBB"}}})",
+    if (path == "/openapi/v3") {
+      std::string hash = apps_hash;
+      if (!stale_hashes.empty()) {
+        hash = stale_hashes.front();
+        stale_hashes.erase(stale_hashes.begin());
+      }
+      return {200,
+              R"({"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=AAAA"},
+                                 "apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=)" +
+                  hash + R"("}}})",
               "", 1};
-    if (path == "/openapi/v3/apis/apps/v1?hash=BBBB")
-      return {200, read(testing::schema_dir() + "/apis__apps__v1.json"), "", 1};
+    }
+    const std::string apps = "/openapi/v3/apis/apps/v1?hash=";
+    if (path == apps + apps_hash) return {200, read(testing::schema_dir() + "/apis__apps__v1.json"), "", 1};
+    if (path.starts_with(apps)) return {301, "", "", 1};  // as kube-openapi redirects a stale hash
     return {404, "", "", 1};
   }
 };
@@ -89,6 +102,30 @@ TEST_CASE("the cluster source fetches only the group-versions used, then reuses 
   ClusterSchemaSource second(server, cache.path.string());
   CHECK(second.load({"apps/v1"}).documents.contains("apps/v1"));
   CHECK(server.paths == std::vector<std::string>{"/openapi/v3"});
+}
+
+TEST_CASE("a document whose hash moved after the index was read is fetched at its new hash",
+          "[validate][schemas]") {
+  TemporaryDirectory cache;
+  FakeApiServer server;
+  server.apps_hash = "CCCC";
+  server.stale_hashes = {"BBBB"};
+  ClusterSchemaSource source(server, cache.path.string());
+  auto set = source.load({"apps/v1"});
+  CHECK(set.documents.at("apps/v1")->schema_for({"apps", "v1", "Deployment"}) != nullptr);
+  CHECK(server.paths == std::vector<std::string>{"/openapi/v3", "/openapi/v3/apis/apps/v1?hash=BBBB",
+                                                 "/openapi/v3", "/openapi/v3/apis/apps/v1?hash=CCCC"});
+  CHECK(fs::exists(cache.path / "apis__apps__v1.CCCC.json"));
+  CHECK_FALSE(fs::exists(cache.path / "apis__apps__v1.BBBB.json"));
+}
+
+TEST_CASE("a document that keeps moving is an error naming it", "[validate][schemas]") {
+  FakeApiServer server;
+  server.apps_hash = "ZZZZ";
+  server.stale_hashes = {"B1", "B2", "B3", "B4", "B5"};
+  ClusterSchemaSource source(server, "");
+  CHECK_THROWS_WITH(source.load({"apps/v1"}),
+                    "GET /openapi/v3/apis/apps/v1: the document changed 4 times while it was read");
 }
 
 TEST_CASE("an unreachable cluster is an ApiError that says so", "[validate][schemas]") {
