@@ -50,6 +50,12 @@ struct TransportOptions {
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{10'000};
   std::chrono::milliseconds request_timeout{60'000};
+  // A GET that receives nothing for this long is abandoned and sent again
+  // (whole seconds; 0: off). Over HTTP/2 one stream can stall while the
+  // connection lives: at 16 LISTs in flight libcurl 7.88 left a LIST page
+  // waiting for the request timeout, a minute. Writes are exempt: a server
+  // may be slow to answer one (admission webhooks) and is never rushed.
+  std::chrono::milliseconds read_stall_timeout{15'000};
   std::chrono::milliseconds connect_timeout{10'000};
   bool verbose = false;  // log each request line (never headers or bodies)
   LogSink log;           // verbose lines and warnings; empty: standard error

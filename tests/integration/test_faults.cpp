@@ -147,3 +147,37 @@ TEST_CASE("a response slower than the request timeout is a timeout: retried when
   }
   proxy.faults(Json::array());
 }
+
+TEST_CASE("a GET that stalls is abandoned after the stall timeout and sent again; a slow write is waited for",
+          "[faults]") {
+  Client admin(admin_config());
+  TestNamespace ns(admin);
+  admin.apply(config_map(ns.name(), "stalled", {{"k", "v"}}));
+  Proxy proxy;
+  kube::TransportOptions options = fast_retries();
+  options.request_timeout = 60s;  // far longer than the delay: only the stall guard can cut it short
+  options.read_stall_timeout = 1s;
+  Client client(proxy.config(), options);
+  auto config_maps = client.resource("v1", "ConfigMap");
+  const std::string object_path = "/api/v1/namespaces/" + ns.name() + "/configmaps/stalled";
+  proxy.reset_counts();
+
+  SECTION("a GET silent for longer than the stall timeout: the second attempt succeeds") {
+    proxy.faults(Json::array(
+        {rule("GET", "^" + object_path + "$", {{"action", "delay"}, {"delayMs", 4000}, {"times", 1}})}));
+    auto response = client.transport->send(client.api.get_request(config_maps, ns.name(), "stalled"));
+    CHECK(response.status == 200);
+    CHECK(response.attempts == 2);
+    CHECK(path_count(proxy.counts(), "GET " + object_path) == 2);
+  }
+  SECTION("a write as slow is not abandoned") {
+    proxy.faults(Json::array(
+        {rule("PATCH", "^" + object_path, {{"action", "delay"}, {"delayMs", 3000}, {"times", 1}})}));
+    auto result = client.api.execute(client.api.apply_request(
+        config_maps, opctl::model::Object(config_map(ns.name(), "stalled", {{"k", "w"}})), {}));
+    CHECK(result.ok());
+    CHECK(path_count(proxy.counts(), "PATCH " + object_path) == 1);
+    CHECK((*admin.get("v1", "ConfigMap", ns.name(), "stalled"))["data"]["k"] == "w");
+  }
+  proxy.faults(Json::array());
+}
