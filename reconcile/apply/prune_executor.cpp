@@ -31,7 +31,6 @@ PruneExecution execute_prune(PassExecution& pass) {
     if (step.action == StepAction::keep) keep(pass, result, step, step.reason);
   for (const auto& batch : pass.plan.prune_batches) {
     std::vector<const PlanStep*> sent;
-    std::vector<kube::HttpRequest> deletes;
     for (auto index : batch) {
       const PlanStep& step = pass.plan.steps[index];
       if (pass.stop_now()) {
@@ -42,23 +41,25 @@ PruneExecution execute_prune(PassExecution& pass) {
         keep(pass, result, step, refusal);
         continue;
       }
+      if (!pass.client.mapper().find(model::GroupVersionKind::from(step.api_version, step.key.kind)))
+        continue;
+      sent.push_back(&step);
+    }
+    auto request = [&](std::size_t i) {
+      const PlanStep& step = *sent[i];
       auto resource =
           pass.client.mapper().find(model::GroupVersionKind::from(step.api_version, step.key.kind));
-      if (!resource) continue;
-      sent.push_back(&step);
-      deletes.push_back(guarded_delete(pass.client, *resource, step.live, pass.options.delete_propagation));
-    }
-    auto results = send_writes(pass.client, deletes, [&pass] { return pass.stop_now(); });
-    for (std::size_t i = 0; i < sent.size(); ++i) {
-      if (i >= results.size()) {
-        pass.record(*sent[i], Action::skipped, "not pruned: interrupted");
-        continue;
-      }
-      auto outcome = delete_outcome(results[i]);
+      return guarded_delete(pass.client, *resource, step.live, pass.options.delete_propagation);
+    };
+    auto answer = [&](std::size_t i, kube::ApiResult& reply) {
+      auto outcome = delete_outcome(reply);
       result.all_deleted = result.all_deleted && outcome.action != Action::failed;
       pass.record(*sent[i], outcome.action,
                   outcome.message.empty() ? "" : "prune (delete) failed: " + outcome.message);
-    }
+    };
+    auto done = stream_writes(pass.client, sent.size(), request, answer, [&pass] { return pass.stop_now(); });
+    for (auto i = done; i < sent.size(); ++i)
+      pass.record(*sent[i], Action::skipped, "not pruned: interrupted");
   }
   if (!result.all_deleted) pass.fail(PassResult::failed, "some objects could not be pruned");
   if (pass.report().result == PassResult::interrupted) result.all_deleted = false;

@@ -42,7 +42,6 @@ void WaveExecutor::run(const plan::PlanWave& wave) {
 bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
   bool all_ok = true;
   std::vector<const PlanStep*> sent;
-  std::vector<kube::HttpRequest> applies;
   for (auto index : batch.steps) {
     const PlanStep& step = pass_.plan.steps[index];
     if (!step.applies()) {
@@ -50,30 +49,30 @@ bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
       continue;
     }
     const model::Object& object = pass_.plan.objects[step.object];
-    auto resource = pass_.client.mapper().find(object.gvk());
-    if (!resource) {
+    if (!pass_.client.mapper().find(object.gvk())) {
       all_ok = false;
       pass_.record(step, Action::failed,
                    fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
       continue;
     }
     sent.push_back(&step);
-    applies.push_back(pass_.client.apply_request(*resource, object, pass_.options.apply));
   }
-  auto results = send_writes(pass_.client, applies, [this] { return pass_.stop_now(); });
-  for (std::size_t i = 0; i < sent.size(); ++i) {
-    if (i >= results.size()) {
-      pass_.record(*sent[i], Action::skipped, "not applied: " + pass_.report().message);
-      continue;
-    }
-    auto outcome = apply_outcome(results[i], pass_.live.find(sent[i]->key));
+  auto request = [&](std::size_t i) {
+    const model::Object& object = pass_.plan.objects[sent[i]->object];
+    return pass_.client.apply_request(*pass_.client.mapper().find(object.gvk()), object, pass_.options.apply);
+  };
+  auto answer = [&](std::size_t i, kube::ApiResult& result) {
+    auto outcome = apply_outcome(result, pass_.live.find(sent[i]->key));
     all_ok = all_ok && outcome.action != Action::failed;
     pass_.record(*sent[i], outcome.action, std::move(outcome.message));
-    // Only a CRD's answer is read again (Established, discovery); keeping every
-    // answer of a first apply would hold a copy of the whole set.
-    if (results[i].ok() && plan::is_crd({sent[i]->key.group, "", sent[i]->key.kind}))
-      applied_crds_[sent[i]->key] = std::move(results[i].object);
-  }
+    // Only a CRD's answer is read again (Established, discovery); the others
+    // are dropped chunk by chunk, or a first apply would hold a copy of the set.
+    if (result.ok() && plan::is_crd({sent[i]->key.group, "", sent[i]->key.kind}))
+      applied_crds_[sent[i]->key] = std::move(result.object);
+  };
+  auto done = stream_writes(pass_.client, sent.size(), request, answer, [this] { return pass_.stop_now(); });
+  for (auto i = done; i < sent.size(); ++i)
+    pass_.record(*sent[i], Action::skipped, "not applied: " + pass_.report().message);
   return all_ok;
 }
 

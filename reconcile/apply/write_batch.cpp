@@ -1,6 +1,6 @@
 #include "apply/write_batch.hpp"
 
-#include <iterator>
+#include <algorithm>
 
 namespace opctl::apply {
 
@@ -44,19 +44,34 @@ WriteOutcome delete_outcome(const kube::ApiResult& result) {
   return {Action::failed, result.status.describe()};
 }
 
+std::size_t stream_writes(kube::ApiClient& client, std::size_t count,
+                          const std::function<kube::HttpRequest(std::size_t)>& make,
+                          const std::function<void(std::size_t, kube::ApiResult&)>& take,
+                          const std::function<bool()>& stop) {
+  std::size_t sent = 0;
+  while (sent < count) {
+    if (stop && stop()) break;
+    auto to = std::min(count, sent + kube::ApiClient::k_write_chunk);
+    std::vector<kube::HttpRequest> chunk;
+    chunk.reserve(to - sent);
+    for (auto i = sent; i < to; ++i)
+      chunk.push_back(make(i));
+    auto results = client.execute(chunk);
+    for (std::size_t i = 0; i < results.size(); ++i)
+      take(sent + i, results[i]);
+    sent = to;
+  }
+  return sent;
+}
+
 std::vector<kube::ApiResult> send_writes(kube::ApiClient& client,
                                          const std::vector<kube::HttpRequest>& requests,
                                          const std::function<bool()>& stop) {
   std::vector<kube::ApiResult> results;
   results.reserve(requests.size());
-  for (std::size_t from = 0; from < requests.size(); from += kube::ApiClient::k_write_chunk) {
-    if (stop && stop()) break;
-    auto to = std::min(requests.size(), from + kube::ApiClient::k_write_chunk);
-    auto part =
-        client.execute(std::vector<kube::HttpRequest>(requests.begin() + static_cast<std::ptrdiff_t>(from),
-                                                      requests.begin() + static_cast<std::ptrdiff_t>(to)));
-    std::move(part.begin(), part.end(), std::back_inserter(results));
-  }
+  stream_writes(
+      client, requests.size(), [&](std::size_t i) { return requests[i]; },
+      [&](std::size_t, kube::ApiResult& result) { results.push_back(std::move(result)); }, stop);
   return results;
 }
 

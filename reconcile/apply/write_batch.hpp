@@ -50,8 +50,19 @@ kube::HttpRequest guarded_delete(const kube::ApiClient& client, const kube::Reso
 // already gone; failed with the server's reason.
 WriteOutcome delete_outcome(const kube::ApiResult& result);
 
-// Sends `requests` k_write_chunk at a time, asking `stop` before each chunk:
-// the answers of the requests sent, in order, fewer than asked once stopped.
+// Sends `count` writes k_write_chunk at a time: `make(i)` builds request i
+// just before its chunk goes and `take(i, answer)` gets its answer right
+// after, so a batch of 20,000 applies holds one chunk of bodies and answers,
+// not a copy of the whole set. `stop` is asked before each chunk. Returns how
+// many were sent: those from there on were not.
+std::size_t stream_writes(kube::ApiClient& client, std::size_t count,
+                          const std::function<kube::HttpRequest(std::size_t)>& make,
+                          const std::function<void(std::size_t, kube::ApiResult&)>& take,
+                          const std::function<bool()>& stop);
+
+// stream_writes over requests built beforehand, for batches small enough to
+// hold: the answers of the requests sent, in order, fewer than asked once
+// stopped.
 std::vector<kube::ApiResult> send_writes(kube::ApiClient& client,
                                          const std::vector<kube::HttpRequest>& requests,
                                          const std::function<bool()>& stop);
