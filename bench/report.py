@@ -107,7 +107,8 @@ def verbs_table(results, n):
 
 
 def targets(results, sizes, profile="classic"):
-    n = max(sizes)
+    # Issue 9's targets are defined at N = 5000; a run that also has larger sets still evaluates them there.
+    n = 5000 if 5000 in sizes else max(sizes)
     note = "" if n >= 5000 else f" (**quick run: evaluated at N={n}, the issue's targets are for N=5000**)"
 
     def m(op, tool, key="wall", nn=n):
