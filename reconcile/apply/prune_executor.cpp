@@ -1,5 +1,7 @@
 #include "apply/prune_executor.hpp"
 
+#include <map>
+
 #include "apply/prune_guard.hpp"
 
 namespace opctl::apply {
@@ -31,6 +33,7 @@ PruneExecution execute_prune(PassExecution& pass) {
     if (step.action == StepAction::keep) keep(pass, result, step, step.reason);
   for (const auto& batch : pass.plan.prune_batches) {
     std::vector<const PlanStep*> sent;
+    std::map<model::GroupVersionKind, kube::ResourceInfo> resources;  // of the kinds sent
     for (auto index : batch) {
       const PlanStep& step = pass.plan.steps[index];
       if (pass.stop_now()) {
@@ -41,15 +44,19 @@ PruneExecution execute_prune(PassExecution& pass) {
         keep(pass, result, step, refusal);
         continue;
       }
-      if (!pass.client.mapper().find(model::GroupVersionKind::from(step.api_version, step.key.kind)))
-        continue;
+      auto gvk = model::GroupVersionKind::from(step.api_version, step.key.kind);
+      if (!resources.contains(gvk)) {
+        auto resource = pass.client.mapper().find(gvk);
+        if (!resource) continue;
+        resources.emplace(gvk, std::move(*resource));
+      }
       sent.push_back(&step);
     }
     auto request = [&](std::size_t i) {
       const PlanStep& step = *sent[i];
-      auto resource =
-          pass.client.mapper().find(model::GroupVersionKind::from(step.api_version, step.key.kind));
-      return guarded_delete(pass.client, *resource, step.live, pass.options.delete_propagation);
+      return guarded_delete(pass.client,
+                            resources.at(model::GroupVersionKind::from(step.api_version, step.key.kind)),
+                            step.live, pass.options.delete_propagation);
     };
     auto answer = [&](std::size_t i, kube::ApiResult& reply) {
       auto outcome = delete_outcome(reply);

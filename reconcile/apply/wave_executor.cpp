@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "apply/crd_wait.hpp"
 #include "apply/health_wait.hpp"
@@ -42,6 +43,7 @@ void WaveExecutor::run(const plan::PlanWave& wave) {
 bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
   bool all_ok = true;
   std::vector<const PlanStep*> sent;
+  std::map<model::GroupVersionKind, kube::ResourceInfo> resources;  // of the kinds sent
   for (auto index : batch.steps) {
     const PlanStep& step = pass_.plan.steps[index];
     if (!step.applies()) {
@@ -49,17 +51,21 @@ bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
       continue;
     }
     const model::Object& object = pass_.plan.objects[step.object];
-    if (!pass_.client.mapper().find(object.gvk())) {
-      all_ok = false;
-      pass_.record(step, Action::failed,
-                   fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
-      continue;
+    if (!resources.contains(object.gvk())) {
+      auto resource = pass_.client.mapper().find(object.gvk());
+      if (!resource) {
+        all_ok = false;
+        pass_.record(step, Action::failed,
+                     fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
+        continue;
+      }
+      resources.emplace(object.gvk(), std::move(*resource));
     }
     sent.push_back(&step);
   }
   auto request = [&](std::size_t i) {
     const model::Object& object = pass_.plan.objects[sent[i]->object];
-    return pass_.client.apply_request(*pass_.client.mapper().find(object.gvk()), object, pass_.options.apply);
+    return pass_.client.apply_request(resources.at(object.gvk()), object, pass_.options.apply);
   };
   auto answer = [&](std::size_t i, kube::ApiResult& result) {
     auto outcome = apply_outcome(result, pass_.live.find(sent[i]->key));
