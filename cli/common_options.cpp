@@ -177,7 +177,9 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
                      "The kubeconfig context to use (default: current-context)");
   command.add_option("-n,--namespace", options.namespace_name,
                      "Namespace for namespaced objects that name none (default: the context's namespace)");
-  command.add_option("--concurrency", options.concurrency, "Requests in flight at once (HTTP/2 streams)")
+  command
+      .add_option("--concurrency", options.concurrency,
+                  "Requests in flight at once (reads: HTTP/1.1 connections; writes: HTTP/2 streams on one)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   command

@@ -32,6 +32,10 @@ ServerUrl split_server(const std::string& server) {
 
 }  // namespace
 
+bool is_read(const HttpRequest& request) {
+  return request.method == "GET";
+}
+
 void ensure_curl_initialised() {
   std::call_once(g_curl_initialised, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
@@ -69,8 +73,20 @@ EasyHandle CurlEndpoint::open(const HttpRequest& request, const Credential& cred
   headers.reset(list);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(easy, CURLOPT_USERAGENT, options_.user_agent.c_str());
-  curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_2TLS));
-  curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+  if (is_read(request)) {
+    // Reads take HTTP/1.1 connections of their own (curl_transport.cpp keeps
+    // them in a pool apart from the writes'). Multiplexed as HTTP/2 streams,
+    // libcurl 7.88 (Debian 12) now and then delivered all but the end of one
+    // LIST page and left it waiting for a timeout: a pass reads 16 large pages
+    // at once. The apiserver had sent that page in ~0.1 s; over HTTP/1.1 the
+    // same reads never stalled and took as long.
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_1_1));
+  } else {
+    // Writes have small answers and stay multiplexed on one connection, which
+    // was faster for them than a connection each.
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, long(CURL_HTTP_VERSION_2TLS));
+    curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+  }
   curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);

@@ -1,6 +1,7 @@
-// The libcurl transport: batches over one multi handle (HTTP/2 streams on
-// few connections, bounded concurrency, a rate adapted to the server's
-// pushback or a fixed token bucket, retries).
+// The libcurl transport: batches over two multi handles (reads on a pool of
+// HTTP/1.1 connections, writes as HTTP/2 streams on one), bounded
+// concurrency, a rate adapted to the server's pushback or a fixed token
+// bucket, retries.
 #include <curl/curl.h>
 #include <fmt/format.h>
 
@@ -39,6 +40,7 @@ bool is_tls_verification_failure(CURLcode result) {
 // One attempt in flight: its easy handle and the buffers libcurl writes into.
 struct Transfer {
   std::size_t index = 0;
+  CURLM* pool = nullptr;  // the multi handle it runs on
   EasyHandle easy;
   HeaderList headers;
   std::string body;
@@ -76,9 +78,19 @@ class CurlTransport : public HttpTransport {
         endpoint_(cluster, options),
         rate_(options.qps, options.burst),
         credentials_(cluster) {
-    multi_.reset(curl_multi_init());
-    curl_multi_setopt(multi_.get(), CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
-    curl_multi_setopt(multi_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, long(std::max(1, options.concurrency)));
+    // Reads and writes keep their connections apart: libcurl would put a
+    // write that asks for HTTP/2 on an idle HTTP/1.1 connection of a read.
+    // Reads: a connection per read in flight, all kept open for the next batch
+    // (libcurl would otherwise keep 4 per transfer still running, so a batch's
+    // last reads would close the rest). Writes: streams on one connection.
+    long connections = long(std::max(1, options.concurrency));
+    reads_.reset(curl_multi_init());
+    curl_multi_setopt(reads_.get(), CURLMOPT_PIPELINING, long(CURLPIPE_NOTHING));
+    curl_multi_setopt(reads_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, connections);
+    curl_multi_setopt(reads_.get(), CURLMOPT_MAXCONNECTS, connections);
+    writes_.reset(curl_multi_init());
+    curl_multi_setopt(writes_.get(), CURLMOPT_PIPELINING, long(CURLPIPE_MULTIPLEX));
+    curl_multi_setopt(writes_.get(), CURLMOPT_MAX_HOST_CONNECTIONS, connections);
     if (cluster.insecure_skip_tls_verify)
       log(fmt::format(
           "opctl: warning: TLS certificate verification is disabled for {} (insecure-skip-tls-verify "
@@ -99,11 +111,13 @@ class CurlTransport : public HttpTransport {
     try {
       while (!queue.empty() || !running_.empty()) {
         start_ready(requests, queue, limit, credential, responses);
-        int still_running = 0;
-        curl_multi_perform(multi_.get(), &still_running);
-        collect_finished(requests, queue, responses);
+        for (CURLM* pool : {reads_.get(), writes_.get()}) {
+          int still_running = 0;
+          curl_multi_perform(pool, &still_running);
+          collect_finished(pool, requests, queue, responses);
+        }
         if (!running_.empty()) {
-          curl_multi_poll(multi_.get(), nullptr, 0, 50, nullptr);
+          wait_for_activity();
         } else if (!queue.empty()) {
           std::this_thread::sleep_until(
               std::min(earliest(queue), Clock::now() + std::chrono::milliseconds(50)));
@@ -119,6 +133,21 @@ class CurlTransport : public HttpTransport {
   TransportStats stats() const override { return stats_; }
 
  private:
+  // Until a socket of a running transfer is ready or 50 ms pass. A batch of
+  // reads and writes together (rare) has both pools to watch: each in turn,
+  // briefly.
+  void wait_for_activity() {
+    bool reading = false, writing = false;
+    for (const auto& transfer : running_)
+      (transfer->pool == reads_.get() ? reading : writing) = true;
+    if (reading && writing) {
+      curl_multi_poll(reads_.get(), nullptr, 0, 5, nullptr);
+      curl_multi_poll(writes_.get(), nullptr, 0, 5, nullptr);
+    } else {
+      curl_multi_poll(reading ? reads_.get() : writes_.get(), nullptr, 0, 50, nullptr);
+    }
+  }
+
   void log(const std::string& line) const {
     if (options_.log) {
       options_.log(line);
@@ -148,16 +177,17 @@ class CurlTransport : public HttpTransport {
       responses[it->index].attempts += 1;
       stats_.requests += 1;
       if (responses[it->index].attempts > 1) stats_.retries += 1;
-      curl_multi_add_handle(multi_.get(), transfer->easy.get());
+      transfer->pool = is_read(requests[it->index]) ? reads_.get() : writes_.get();
+      curl_multi_add_handle(transfer->pool, transfer->easy.get());
       running_.push_back(std::move(transfer));
       it = queue.erase(it);
     }
   }
 
-  void collect_finished(const std::vector<HttpRequest>& requests, std::deque<Pending>& queue,
+  void collect_finished(CURLM* pool, const std::vector<HttpRequest>& requests, std::deque<Pending>& queue,
                         std::vector<HttpResponse>& responses) {
     int left = 0;
-    while (CURLMsg* message = curl_multi_info_read(multi_.get(), &left)) {
+    while (CURLMsg* message = curl_multi_info_read(pool, &left)) {
       if (message->msg != CURLMSG_DONE) continue;
       auto found = std::find_if(running_.begin(), running_.end(), [&](const auto& transfer) {
         return transfer->easy.get() == message->easy_handle;
@@ -166,7 +196,7 @@ class CurlTransport : public HttpTransport {
       std::unique_ptr<Transfer> transfer = std::move(*found);
       running_.erase(found);
       CURLcode result = message->data.result;  // `message` is invalid once the handle is removed
-      curl_multi_remove_handle(multi_.get(), transfer->easy.get());
+      curl_multi_remove_handle(pool, transfer->easy.get());
       finish(requests[transfer->index], *transfer, result, queue, responses[transfer->index]);
     }
   }
@@ -245,7 +275,7 @@ class CurlTransport : public HttpTransport {
   // Takes every running transfer off the multi handle before it is freed.
   void remove_running() {
     for (auto& transfer : running_)
-      curl_multi_remove_handle(multi_.get(), transfer->easy.get());
+      curl_multi_remove_handle(transfer->pool, transfer->easy.get());
     running_.clear();
   }
 
@@ -253,7 +283,8 @@ class CurlTransport : public HttpTransport {
   CurlEndpoint endpoint_;
   AdaptiveRate rate_;
   CredentialSource credentials_;
-  MultiHandle multi_;
+  MultiHandle reads_;   // GETs: HTTP/1.1, a connection each
+  MultiHandle writes_;  // everything else: HTTP/2 streams on one connection
   std::vector<std::unique_ptr<Transfer>> running_;
   TransportStats stats_;
   std::mt19937 random_{std::random_device{}()};

@@ -1,5 +1,6 @@
 // HTTP to the API server: the interface the client uses, and the libcurl
-// implementation (HTTP/2 multiplexing, bounded concurrency, rate limit, retries).
+// implementation (reads over HTTP/1.1, writes multiplexed over HTTP/2, bounded concurrency, rate limit,
+// retries).
 #pragma once
 
 #include <chrono>
@@ -51,10 +52,11 @@ struct TransportOptions {
   std::chrono::milliseconds max_backoff{10'000};
   std::chrono::milliseconds request_timeout{60'000};
   // A GET that receives nothing for this long is abandoned and sent again
-  // (whole seconds; 0: off). Over HTTP/2 one stream can stall while the
-  // connection lives: at 16 LISTs in flight libcurl 7.88 left a LIST page
-  // waiting for the request timeout, a minute. Writes are exempt: a server
-  // may be slow to answer one (admission webhooks) and is never rushed.
+  // (whole seconds; 0: off): a connection that went quiet without closing
+  // would otherwise cost the request timeout, a minute. (Reads once stalled
+  // so as HTTP/2 streams; they now take HTTP/1.1 connections, see
+  // curl_endpoint.cpp.) Writes are exempt: a server may be slow to answer
+  // one (admission webhooks) and is never rushed.
   std::chrono::milliseconds read_stall_timeout{15'000};
   std::chrono::milliseconds connect_timeout{10'000};
   bool verbose = false;  // log each request line (never headers or bodies)

@@ -68,7 +68,10 @@ TEST_CASE("faults injected by the proxy are retried, or not, as the request allo
     proxy.faults(Json::array({rule("GET", "^" + object_path + "$", {{"action", "reset"}, {"times", 1}})}));
     auto response = client.transport->send(get);
     CHECK(response.status == 200);
-    CHECK(response.attempts == 2);
+    // Sent again, by opctl or, on a kept-alive HTTP/1.1 connection that died
+    // before any answer, by libcurl itself within the first attempt.
+    CHECK(path_count(proxy.counts(), "GET " + object_path) == 2);
+    CHECK(response.attempts <= 2);
   }
   SECTION("a server-side apply that meets a 503 and a reset is retried (it is idempotent)") {
     proxy.faults(Json::array(
