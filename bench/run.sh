@@ -6,7 +6,7 @@
 #   bench/run.sh --quick    smoke run: N = 100, 2 reps (~10 min)
 #
 # Other options go to bench/bench.py (--sizes 1000,5000, --reps 5, --reps-large 3, --peer-reps-large 1,
-# --kubectl-peer-max-n 5000, --peers kubectl,flux, --profile wide|classic, --only-first-apply, --opctl-source git|dir,
+# --kubectl-peer-max-n 5000, --peers kubectl,flux, --profile wide|classic, --only-first-apply, --skip-first-apply, --opctl-source git|dir,
 # --workdir DIR, --results FILE, --keep-testenv). The opctl binary comes from $OPCTL_BIN (default build/cli/opctl).
 # Needs: kubectl, git, diff, /usr/bin/time (GNU time), python3 with PyYAML, and the cached testenv binary
 # (tests/testenv/build.sh). Scratch data goes to /tmp/opctl-bench/run-<timestamp>/.
