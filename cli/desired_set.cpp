@@ -38,7 +38,7 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
 
 void forget_field_lines(std::vector<model::Object>& objects) {
   for (auto& object : objects)
-    object = model::Object(std::move(object.body()), object.location());
+    object.forget_field_lines();
 }
 
 DesiredSet load_desired_set(CommonOptions& options) {

@@ -66,7 +66,9 @@ int run_status(StatusOptions& options) {
   Json status = {{"applySet", {{"parent", parent.namespace_name + "/" + parent.name}, {"id", parent.id()}}},
                  {"lease", lease_status(client, config)}};
   // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
-  LiveComparison comparison = compare_with_live(client, desired.objects, config);
+  apply::LiveStateOptions read;
+  read.keep_custom_resource_status = true;  // their Ready condition, below
+  LiveComparison comparison = compare_with_live(client, desired.objects, config, read);
   // The members a pruning pass would look at: the recorded kinds and the desired ones.
   std::vector<Json> members;
   if (parent_object) {

@@ -52,7 +52,8 @@ class LiveRecorder {
     if (found == desired_.end()) return false;
     keep_managed_fields_of(item, options_.managed_fields_of);
     if (options_.keep_whole && options_.keep_whole(*found->second, item)) return true;
-    bool keep_status = plan::is_crd(info.gvk) || plan::is_custom_kind(info.gvk);
+    bool keep_status =
+        plan::is_crd(info.gvk) || (options_.keep_custom_resource_status && plan::is_custom_kind(info.gvk));
     if (!keep_status && options_.settles && options_.settles(*found->second, item)) {
       std::lock_guard lock(settled_mutex_);
       settled_[found->first] = plan::settled_object(item);

@@ -35,9 +35,13 @@ struct LiveStateOptions {
   // changes); the rest are trimmed. Unset: every object is trimmed.
   std::function<bool(const model::Object& desired, const model::Json& live)> keep_whole;
   // Objects for which this says true (and keep_whole does not) are only
-  // recorded in `settled` (plan::settles()); CRDs and custom kinds' resources
-  // never are, their status is read. Unset: none is.
+  // recorded in `settled` (plan::settles()); CRDs never are, a pass reads
+  // their status (Established). Unset: none is.
   std::function<bool(const model::Object& desired, const model::Json& live)> settles;
+  // Custom resources (kinds of a non-built-in group) keep their status and
+  // are never settled: `opctl status` reports their Ready condition. A pass
+  // and a diff read no custom resource's status, and settle them.
+  bool keep_custom_resource_status = false;
 };
 
 // Lists every (resource, namespace) the desired objects live in and keeps the

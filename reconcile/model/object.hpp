@@ -68,6 +68,12 @@ class Object {
   // The source line of a field given as a JSON pointer ("/spec/replicas"),
   // falling back to the nearest enclosing field, then the document start.
   int line_of(const std::string& json_pointer) const;
+  // Frees the field lines (line_of then answers the document's line).
+  void forget_field_lines();
+  // What the field lines take (their arrays' capacities, in bytes).
+  std::size_t field_line_bytes() const {
+    return field_pointers_.capacity() + field_lines_.capacity() * sizeof(FieldLine);
+  }
 
  private:
   std::string string_at(const Json::json_pointer& pointer) const;

@@ -154,6 +154,9 @@ PassPlan make_pass_plan(std::vector<Object> desired, const LiveObjects& live,
                         const std::vector<Json>& members, const PlanOptions& options) {
   PassPlan plan;
   plan.objects = std::move(desired);
+  // Sized once: growing by doubling held the old and the new array at once,
+  // about 3 steps' worth per object at 20,000 objects.
+  plan.steps.reserve(plan.objects.size() + (options.prune ? members.size() : 0));
   plan_applies(plan, live, options);
   if (options.prune) plan_prunes(plan, members);
   return plan;

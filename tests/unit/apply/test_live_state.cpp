@@ -152,6 +152,32 @@ TEST_CASE("a CRD keeps its status: the pass waits for Established from it", "[li
   CHECK(live["spec"] == crd["spec"]);
 }
 
+TEST_CASE("a custom resource settles as a built-in kind does; opctl status keeps its status",
+          "[live_state]") {
+  Fixture f;
+  f.server.serve({"example.com", "v1", "Widget", "widgets", true});
+  Json desired = {{"apiVersion", "example.com/v1"},
+                  {"kind", "Widget"},
+                  {"metadata", {{"name", "w"}, {"namespace", "shop"}}},
+                  {"spec", {{"size", 1}}}};
+  Json live = desired;
+  live["status"] = {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  f.server.store(live, "opctl");
+  const opctl::model::ObjectKey key{"example.com", "Widget", "shop", "w"};
+  LiveStateOptions options;
+  options.settles = [](const Object&, const Json&) { return true; };
+
+  auto pass = read_live_state(f.client, {Object(desired)}, options);
+  CHECK(pass.settled.contains(key));
+  CHECK_FALSE(pass.objects.contains(key));
+
+  options.keep_custom_resource_status = true;  // as `opctl status` reads
+  auto status = read_live_state(f.client, {Object(desired)}, options);
+  CHECK(status.settled.empty());
+  REQUIRE(status.objects.contains(key));
+  CHECK(status.objects.at(key)["status"] == live["status"]);
+}
+
 TEST_CASE("ignoreDifferences keeps the live values of the fields it names", "[live_state]") {
   Fixture f;
   LiveStateOptions options;
