@@ -199,8 +199,8 @@ std::vector<ApiResult> ApiClient::send(const std::vector<HttpRequest>& requests)
 }
 
 std::vector<ApiResult> ApiClient::execute(const std::vector<HttpRequest>& requests) {
-  bool writes = std::any_of(requests.begin(), requests.end(),
-                            [](const auto& request) { return request.method != "GET"; });
+  bool writes =
+      std::any_of(requests.begin(), requests.end(), [](const auto& request) { return !is_read(request); });
   if (!writes || !write_gate_) return send(requests);
   // Writes go in chunks with the gate asked before each, so a pass that lost
   // its Lease stops within one chunk, not after a batch of hundreds.

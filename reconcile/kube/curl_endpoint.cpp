@@ -32,10 +32,6 @@ ServerUrl split_server(const std::string& server) {
 
 }  // namespace
 
-bool is_read(const HttpRequest& request) {
-  return request.method == "GET";
-}
-
 void ensure_curl_initialised() {
   std::call_once(g_curl_initialised, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
@@ -93,7 +89,7 @@ EasyHandle CurlEndpoint::open(const HttpRequest& request, const Credential& cred
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, long(options_.request_timeout.count()));
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, long(options_.connect_timeout.count()));
   auto stall_seconds = std::chrono::duration_cast<std::chrono::seconds>(options_.read_stall_timeout).count();
-  if (request.method == "GET" && stall_seconds > 0) {
+  if (is_read(request) && stall_seconds > 0) {
     // Less than a byte a second for that long: a stalled stream, retried as a timeout.
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, long(stall_seconds));

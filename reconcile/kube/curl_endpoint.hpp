@@ -30,10 +30,6 @@ using HeaderList = std::unique_ptr<curl_slist, SlistDeleter>;
 // curl_global_init, once per process.
 void ensure_curl_initialised();
 
-// A GET: sent over HTTP/1.1 and from a connection pool of its own; anything
-// else is a write, multiplexed over HTTP/2.
-bool is_read(const HttpRequest& request);
-
 class CurlEndpoint {
  public:
   CurlEndpoint(const ClusterConfig& cluster, const TransportOptions& options);

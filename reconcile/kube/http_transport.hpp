@@ -26,6 +26,13 @@ struct HttpRequest {
   bool retryable = true;
 };
 
+// A GET, which changes nothing: it takes its own connection pool (HTTP/1.1),
+// may be abandoned when it stalls, and passes no write gate. Anything else is
+// a write.
+inline bool is_read(const HttpRequest& request) {
+  return request.method == "GET";
+}
+
 struct HttpResponse {
   long status = 0;  // 0 when no HTTP response arrived
   std::string body;
