@@ -1,5 +1,6 @@
 #include "apply/diff_pass.hpp"
 
+#include "apply/write_batch.hpp"
 #include "diff/field_ownership.hpp"
 #include "diff/local_apply.hpp"
 #include "diff/normalize.hpp"
@@ -61,7 +62,8 @@ class DiffPass {
     }
     Object object = original;  // a copy for the dry run only: at N = 5000, copies of all add tens of MiB
     diff::carry_source_annotation(object, current);
-    if (!client_.mapper().find(object.gvk())) {
+    const auto* kind = kinds_.find(object.gvk());
+    if (kind == nullptr) {
       // Its CRD is in the same set and not created yet: show the object as written.
       result_.diffs[i] = compare(i, Json(), object.body());
       result_.diffs[i].local_comparison = true;
@@ -69,6 +71,7 @@ class DiffPass {
     }
     asked_.push_back(i);
     asked_objects_.push_back(std::move(object));
+    asked_kinds_.push_back(kind);
   }
 
   // An unchanged object keeps no before/after: nothing renders them, and
@@ -87,8 +90,8 @@ class DiffPass {
   std::vector<kube::ApiResult> dry_run(bool force) {
     kube::ApplyOptions apply{options_.field_manager, force, true};
     std::vector<kube::HttpRequest> requests;
-    for (const auto& object : asked_objects_)
-      requests.push_back(client_.apply_request(*client_.mapper().find(object.gvk()), object, apply));
+    for (std::size_t n = 0; n < asked_objects_.size(); ++n)
+      requests.push_back(client_.apply_request(*asked_kinds_[n], asked_objects_[n], apply));
     result_.dry_runs += requests.size();
     return client_.execute(requests);
   }
@@ -102,9 +105,8 @@ class DiffPass {
     kube::ApplyOptions forced_dry_run{options_.field_manager, true, true};
     for (std::size_t n = 0; n < asked_.size(); ++n) {
       if (responses[n].status.reason != kube::ApiReason::conflict) continue;
-      const Object& object = asked_objects_[n];
       conflicted.push_back(n);
-      forced.push_back(client_.apply_request(*client_.mapper().find(object.gvk()), object, forced_dry_run));
+      forced.push_back(client_.apply_request(*asked_kinds_[n], asked_objects_[n], forced_dry_run));
     }
     auto forced_responses = client_.execute(forced);
     result_.dry_runs += forced.size();
@@ -148,6 +150,8 @@ class DiffPass {
   const DiffPassOptions& options_;
   std::vector<std::size_t> asked_;     // indices sent to the server's dry run
   std::vector<Object> asked_objects_;  // those objects, with the source annotation live already has
+  std::vector<const kube::ResourceInfo*> asked_kinds_;  // and their kinds, from kinds_
+  BatchKinds kinds_{client_.mapper()};
   DiffPassResult result_;
 };
 

@@ -1,7 +1,5 @@
 #include "apply/prune_executor.hpp"
 
-#include <map>
-
 #include "apply/prune_guard.hpp"
 
 namespace opctl::apply {
@@ -33,7 +31,8 @@ PruneExecution execute_prune(PassExecution& pass) {
     if (step.action == StepAction::keep) keep(pass, result, step, step.reason);
   for (const auto& batch : pass.plan.prune_batches) {
     std::vector<const PlanStep*> sent;
-    std::map<model::GroupVersionKind, kube::ResourceInfo> resources;  // of the kinds sent
+    std::vector<const kube::ResourceInfo*> kinds;  // of each step sent
+    BatchKinds batch_kinds(pass.client.mapper());
     for (auto index : batch) {
       const PlanStep& step = pass.plan.steps[index];
       if (pass.stop_now()) {
@@ -44,19 +43,13 @@ PruneExecution execute_prune(PassExecution& pass) {
         keep(pass, result, step, refusal);
         continue;
       }
-      auto gvk = model::GroupVersionKind::from(step.api_version, step.key.kind);
-      if (!resources.contains(gvk)) {
-        auto resource = pass.client.mapper().find(gvk);
-        if (!resource) continue;
-        resources.emplace(gvk, std::move(*resource));
-      }
+      const auto* kind = batch_kinds.find(model::GroupVersionKind::from(step.api_version, step.key.kind));
+      if (kind == nullptr) continue;
       sent.push_back(&step);
+      kinds.push_back(kind);
     }
     auto request = [&](std::size_t i) {
-      const PlanStep& step = *sent[i];
-      return guarded_delete(pass.client,
-                            resources.at(model::GroupVersionKind::from(step.api_version, step.key.kind)),
-                            step.live, pass.options.delete_propagation);
+      return guarded_delete(pass.client, *kinds[i], sent[i]->live, pass.options.delete_propagation);
     };
     auto answer = [&](std::size_t i, kube::ApiResult& reply) {
       auto outcome = delete_outcome(reply);

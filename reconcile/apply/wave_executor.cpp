@@ -43,7 +43,8 @@ void WaveExecutor::run(const plan::PlanWave& wave) {
 bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
   bool all_ok = true;
   std::vector<const PlanStep*> sent;
-  std::map<model::GroupVersionKind, kube::ResourceInfo> resources;  // of the kinds sent
+  std::vector<const kube::ResourceInfo*> kinds;  // of each step sent
+  BatchKinds batch_kinds(pass_.client.mapper());
   for (auto index : batch.steps) {
     const PlanStep& step = pass_.plan.steps[index];
     if (!step.applies()) {
@@ -51,21 +52,18 @@ bool WaveExecutor::apply_batch(const plan::ApplyBatch& batch) {
       continue;
     }
     const model::Object& object = pass_.plan.objects[step.object];
-    if (!resources.contains(object.gvk())) {
-      auto resource = pass_.client.mapper().find(object.gvk());
-      if (!resource) {
-        all_ok = false;
-        pass_.record(step, Action::failed,
-                     fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
-        continue;
-      }
-      resources.emplace(object.gvk(), std::move(*resource));
+    const auto* kind = batch_kinds.find(object.gvk());
+    if (kind == nullptr) {
+      all_ok = false;
+      pass_.record(step, Action::failed,
+                   fmt::format("the server does not serve {} in {}", object.kind(), object.api_version()));
+      continue;
     }
     sent.push_back(&step);
+    kinds.push_back(kind);
   }
   auto request = [&](std::size_t i) {
-    const model::Object& object = pass_.plan.objects[sent[i]->object];
-    return pass_.client.apply_request(resources.at(object.gvk()), object, pass_.options.apply);
+    return pass_.client.apply_request(*kinds[i], pass_.plan.objects[sent[i]->object], pass_.options.apply);
   };
   auto answer = [&](std::size_t i, kube::ApiResult& result) {
     auto outcome = apply_outcome(result, pass_.live.find(sent[i]->key));

@@ -10,6 +10,12 @@ std::string resource_version(const model::Json& object) {
                                                                     : "";
 }
 
+const kube::ResourceInfo* BatchKinds::find(const model::GroupVersionKind& gvk) {
+  auto found = found_.find(gvk);
+  if (found == found_.end()) found = found_.emplace(gvk, mapper_.find(gvk)).first;
+  return found->second ? &*found->second : nullptr;
+}
+
 void OutcomeLog::record(ObjectOutcome outcome) {
   report_.outcomes.push_back(std::move(outcome));
   if (listener_) listener_(report_.outcomes.back());

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +27,20 @@ class OutcomeLog {
  private:
   PassReport& report_;
   std::function<void(const ObjectOutcome&)> listener_;
+};
+
+// The kinds of one batch's writes, each asked of discovery once: a batch is
+// thousands of objects of one kind or a few. What find returns lives as long
+// as this.
+class BatchKinds {
+ public:
+  explicit BatchKinds(kube::RestMapper& mapper) : mapper_(mapper) {}
+  // nullptr when the server does not serve the kind.
+  const kube::ResourceInfo* find(const model::GroupVersionKind& gvk);
+
+ private:
+  kube::RestMapper& mapper_;
+  std::map<model::GroupVersionKind, std::optional<kube::ResourceInfo>> found_;
 };
 
 // metadata.resourceVersion, "" when absent: it moves exactly when the server
