@@ -9,8 +9,11 @@ LiveComparison compare_with_live(kube::ApiClient& client, std::vector<model::Obj
   plan::label_members(desired, applyset_parent_of(config));
   LiveComparison comparison;
   comparison.options.compare.ignore_rules = ignore_rules_of(config);
-  comparison.live =
-      apply::read_live_state(client, desired, apply::live_state_for_diff(comparison.options, read));
+  auto settling = apply::live_state_for_diff(comparison.options, read);
+  // What is left of an unchanged object once it settles: its key, labels and annotations (the diff, the
+  // prune preview and `opctl status` read no more of it).
+  settling.on_settled = [&desired](std::size_t index) { plan::keep_settled_identity(desired[index]); };
+  comparison.live = apply::read_live_state(client, desired, settling);
   comparison.result = apply::diff_against_live(client, desired, comparison.live, comparison.options);
   return comparison;
 }

@@ -40,6 +40,7 @@ class PassExecutor {
     read.settles = [&plan_options](const Object& desired, const Json& live) {
       return plan::settles(desired, live, plan_options);
     };
+    read.on_settled = [&objects](std::size_t index) { plan::keep_settled_identity(objects[index]); };
     live_ = read_live_state(client_, objects, read);
     auto parent = store_.read();
     previous_ = parent ? plan::ApplySetInventory::from_parent(*parent) : plan::ApplySetInventory{};

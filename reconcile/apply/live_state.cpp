@@ -36,9 +36,10 @@ void keep_managed_fields_of(Json& object, const std::string& manager) {
 // kind's resource (`opctl status` shows it).
 class LiveRecorder {
  public:
-  LiveRecorder(const std::vector<Object>& desired, const LiveStateOptions& options) : options_(options) {
-    for (const auto& object : desired)
-      desired_[object.key()] = &object;
+  LiveRecorder(const std::vector<Object>& desired, const LiveStateOptions& options)
+      : desired_objects_(desired), options_(options) {
+    for (std::size_t i = 0; i < desired.size(); ++i)
+      desired_[desired[i].key()] = i;
   }
 
   bool desired(const kube::ResourceInfo& info, const Json& item) const {
@@ -49,14 +50,16 @@ class LiveRecorder {
   // (not desired, or settled).
   bool keep(const kube::ResourceInfo& info, Json& item) const {
     auto found = desired_.find(key_of(info, item));
-    if (found == desired_.end()) return false;
+    if (found == desired_.end() || already_settled(found->first)) return false;
+    const Object& desired = desired_objects_[found->second];
     keep_managed_fields_of(item, options_.managed_fields_of);
-    if (options_.keep_whole && options_.keep_whole(*found->second, item)) return true;
+    if (options_.keep_whole && options_.keep_whole(desired, item)) return true;
     bool keep_status =
         plan::is_crd(info.gvk) || (options_.keep_custom_resource_status && plan::is_custom_kind(info.gvk));
-    if (!keep_status && options_.settles && options_.settles(*found->second, item)) {
+    if (!keep_status && options_.settles && options_.settles(desired, item)) {
       std::lock_guard lock(settled_mutex_);
       settled_[found->first] = plan::settled_object(item);
+      if (options_.on_settled) options_.on_settled(found->second);
       return false;
     }
     diff::TrimOptions trim;
@@ -76,14 +79,21 @@ class LiveRecorder {
     state.objects[key] = std::move(item);
   }
 
+  // Read again (a LIST across namespaces redone per namespace): decided already.
+  bool already_settled(const model::ObjectKey& key) const {
+    std::lock_guard lock(settled_mutex_);
+    return settled_.contains(key);
+  }
+
   std::map<model::ObjectKey, plan::SettledObject> take_settled() {
     std::lock_guard lock(settled_mutex_);
     return std::move(settled_);
   }
 
  private:
+  const std::vector<Object>& desired_objects_;
   const LiveStateOptions& options_;
-  std::map<model::ObjectKey, const Object*> desired_;
+  std::map<model::ObjectKey, std::size_t> desired_;  // index in desired_objects_
   // What keep() settled, taken once every LIST is read. ListOptions::keep_item
   // promises no thread, so LIST pages may be parsed concurrently.
   mutable std::mutex settled_mutex_;

@@ -42,6 +42,11 @@ struct LiveStateOptions {
   // are never settled: `opctl status` reports their Ready condition. A pass
   // and a diff read no custom resource's status, and settle them.
   bool keep_custom_resource_status = false;
+  // Told the index (in `desired`) of each object as it settles, once each,
+  // while LIST pages are still read: the owner of the set cuts it down to
+  // what a pass still reads of it (plan::keep_settled_identity). A settled
+  // object is not compared again, so the cut never reaches settles().
+  std::function<void(std::size_t index)> on_settled;
 };
 
 // Lists every (resource, namespace) the desired objects live in and keeps the

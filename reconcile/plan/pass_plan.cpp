@@ -136,6 +136,21 @@ SettledObject settled_object(const Json& live) {
   return {std::nullopt};
 }
 
+void keep_settled_identity(Object& desired) {
+  Json& body = desired.body();
+  if (!body.is_object()) return;
+  Json identity = Json::object();
+  for (const char* field : {"apiVersion", "kind"})
+    if (auto found = body.find(field); found != body.end()) identity[field] = std::move(*found);
+  if (auto metadata = body.find("metadata"); metadata != body.end() && metadata->is_object()) {
+    Json& kept = identity["metadata"] = Json::object();
+    for (const char* field : {"name", "namespace", "labels", "annotations"})
+      if (auto found = metadata->find(field); found != metadata->end()) kept[field] = std::move(*found);
+  }
+  body = std::move(identity);
+  desired.forget_field_lines();
+}
+
 std::vector<PlanStep> prune_steps(const std::vector<Json>& members,
                                   const std::set<model::ObjectKey>& desired) {
   std::vector<PlanStep> steps;

@@ -112,6 +112,32 @@ TEST_CASE("an object settles says unchanged keeps only its key and source annota
   CHECK(changed.objects.at(k_web)["spec"] == Json{{"replicas", 2}});  // trimmed as without settles
 }
 
+TEST_CASE("each object that settles is told once, by its index, while the LISTs are read", "[live_state]") {
+  Fixture f;
+  Json cart = live_web();
+  cart["metadata"]["name"] = "cart";
+  f.server.store(cart);
+  Json desired_cart = desired_web(3);  // differs from live: not settled
+  desired_cart["metadata"]["name"] = "cart";
+  std::vector<Object> desired = {Object(desired_cart), Object(desired_web())};
+  std::vector<std::size_t> told;
+  LiveStateOptions options;
+  options.settles = [](const Object& object, const Json& live) {
+    return object.body()["spec"] == Json{{"replicas", 2}} && live["spec"]["replicas"] == 2;
+  };
+  options.on_settled = [&](std::size_t index) {
+    told.push_back(index);
+    opctl::plan::keep_settled_identity(desired[index]);
+  };
+  auto state = read_live_state(f.client, desired, options);
+  CHECK(told == std::vector<std::size_t>{1});
+  CHECK(state.settled.contains(k_web));
+  CHECK(state.objects.contains({"apps", "Deployment", "shop", "cart"}));
+  CHECK_FALSE(desired[1].body().contains("spec"));  // cut as it settled
+  CHECK(desired[1].key() == k_web);
+  CHECK(desired[0].body().contains("spec"));
+}
+
 TEST_CASE("a diff settles the objects a pass leaves unchanged and reports them unchanged", "[live_state]") {
   Fixture f;
   opctl::apply::DiffPassOptions diff;

@@ -150,6 +150,41 @@ TEST_CASE("a settled object is planned as unchanged, sent as decide() would have
         "repo@bbbb");
 }
 
+TEST_CASE("a settled object cut to its identity is planned as it was whole: same step, wave and source",
+          "[pass_plan]") {
+  Json desired = config_map("web", "1", "2");
+  desired["metadata"]["labels"]["app"] = "web";
+  desired["metadata"]["annotations"]["opctl.io/source"] = "repo@bbbb";
+  desired["metadata"]["finalizers"] = Json::array({"example.com/keep"});
+  Object cut(desired, {"web.yaml", 3}, {{"/data/key", 7}, {"/metadata/name", 5}});
+  CHECK(cut.field_line_bytes() > 0);
+  opctl::plan::keep_settled_identity(cut);
+
+  CHECK(cut.body() == Json{{"apiVersion", "v1"},
+                           {"kind", "ConfigMap"},
+                           {"metadata",
+                            {{"name", "web"},
+                             {"namespace", "shop"},
+                             {"labels", {{"app", "web"}}},
+                             {"annotations", {{"opctl.io/wave", "2"}, {"opctl.io/source", "repo@bbbb"}}}}}});
+  CHECK(cut.field_line_bytes() == Object().field_line_bytes());  // freed
+  CHECK(cut.line_of("/data/key") == 3);                          // the document's line
+  CHECK(cut.location().file == "web.yaml");
+
+  Json live = applied(config_map("web", "1", "2"));
+  live["metadata"]["annotations"]["opctl.io/source"] = "repo@aaaa";
+  LiveObjects settled;
+  settled.settled[cut.key()] = opctl::plan::settled_object(live);
+  auto from_cut = make_pass_plan({cut}, settled, {}, options());
+  auto from_whole = make_pass_plan({Object(desired)}, settled, {}, options());
+  REQUIRE(from_cut.steps.size() == 1);
+  CHECK(from_cut.steps[0].action == StepAction::unchanged);
+  CHECK(from_cut.steps[0].wave == 2);
+  CHECK(from_cut.steps[0].wave == from_whole.steps[0].wave);
+  CHECK(from_cut.steps[0].rank == from_whole.steps[0].rank);
+  CHECK(from_cut.objects[0].annotation("opctl.io/source") == "repo@aaaa");
+}
+
 TEST_CASE("waves and kind ranks make the batches; CRD batches wait; --wait lists the health waits",
           "[pass_plan]") {
   Json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
