@@ -211,10 +211,10 @@ std::vector<Problem> duplicate_problems(const std::vector<Object>& objects) {
   return problems;
 }
 
-std::vector<Object> parse_manifests(const std::vector<ManifestFile>& files, const ParseOptions& options) {
+std::vector<Object> parse_manifests(std::vector<ManifestFile> files, const ParseOptions& options) {
   std::vector<Object> objects;
   std::vector<Problem> problems;
-  for (const auto& file : files) {
+  for (auto& file : files) {
     if (file.content.size() > options.file_limits.max_file_bytes) {
       problems.push_back({file.path, 0, "",
                           fmt::format("file is {} bytes, over the limit of {}", file.content.size(),
@@ -233,17 +233,22 @@ std::vector<Object> parse_manifests(const std::vector<ManifestFile>& files, cons
     } catch (const InvalidInputError& error) {
       problems.insert(problems.end(), error.problems().begin(), error.problems().end());
     }
+    std::string().swap(file.content);  // swapped: assigning an empty string keeps the buffer
   }
-  std::vector<Object> valid;
+  files = {};
+  // Objects without an identity are dropped in place: a second array of all the objects cost as much again.
+  std::size_t kept = 0;
   for (auto& object : objects) {
     auto found = identity_problems(object);
     if (found.empty()) {
-      valid.push_back(std::move(object));
+      if (&objects[kept] != &object) objects[kept] = std::move(object);
+      ++kept;
     } else {
       problems.insert(problems.end(), found.begin(), found.end());
     }
   }
-  auto duplicates = duplicate_problems(valid);
+  objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(kept), objects.end());
+  auto duplicates = duplicate_problems(objects);
   problems.insert(problems.end(), duplicates.begin(), duplicates.end());
   if (!problems.empty()) {
     std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
@@ -251,7 +256,7 @@ std::vector<Object> parse_manifests(const std::vector<ManifestFile>& files, cons
     });
     throw InvalidInputError(std::move(problems));
   }
-  return valid;
+  return objects;
 }
 
 }  // namespace opctl::source
