@@ -1,5 +1,7 @@
 // opctl: a GitOps reconciler for Kubernetes. This file wires the subcommands
 // and turns errors into messages and exit codes; the work is in reconcile/.
+#include <malloc.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -40,6 +42,11 @@ void print_suggestion(const CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace opctl;
+  // A fixed threshold for blocks glibc maps on their own. Left dynamic, it
+  // rises to the largest block freed, so the LIST page bodies and file texts
+  // (hundreds of KB each) that follow come from the heap and stay there as
+  // fragments: 7 MiB of a no-op pass's peak at 20,000 objects.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   CLI::App app{"opctl: fetch manifests, diff them against the cluster, and reconcile it", "opctl"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("opctl ") + cli::k_version, "Print the version and exit");
