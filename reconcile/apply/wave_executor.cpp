@@ -90,11 +90,12 @@ const Json* WaveExecutor::crd_now(const model::ObjectKey& key) const {
 bool WaveExecutor::wait_for_crds(const plan::ApplyBatch& batch) {
   std::vector<CrdToWait> crds;
   std::vector<const PlanStep*> steps;
+  BatchKinds kinds(pass_.client.mapper());
   for (auto index : batch.steps) {
     const PlanStep& step = pass_.plan.steps[index];
-    auto resource = pass_.client.mapper().find(pass_.plan.objects[step.object].gvk());
-    if (!resource) continue;  // already failed
-    crds.push_back({step.key.name, *resource, crd_now(step.key)});
+    const auto* kind = kinds.find(pass_.plan.objects[step.object].gvk());
+    if (kind == nullptr) continue;  // already failed
+    crds.push_back({step.key.name, *kind, crd_now(step.key)});
     steps.push_back(&step);
   }
   auto deadline = std::min(pass_.deadline, pass_.clock.steady_now() + pass_.options.crd_established_timeout);
@@ -114,10 +115,13 @@ bool WaveExecutor::wait_for_crds(const plan::ApplyBatch& batch) {
 
 void WaveExecutor::wait_for_health(const plan::PlanWave& wave) {
   std::vector<WaitTarget> targets;
+  // Each kind asked once: a kind discovery lacks (its apply failed) would
+  // otherwise reload discovery from the server for every object of it.
+  BatchKinds kinds(pass_.client.mapper());
   for (auto index : wave.health_waits) {
     const PlanStep& step = pass_.plan.steps[index];
-    if (auto resource = pass_.client.mapper().find(pass_.plan.objects[step.object].gvk()))
-      targets.push_back({step.key, *resource});
+    if (const auto* kind = kinds.find(pass_.plan.objects[step.object].gvk()))
+      targets.push_back({step.key, *kind});
   }
   WaitOptions wait;
   wait.deadline = pass_.deadline;

@@ -29,9 +29,10 @@ class OutcomeLog {
   std::function<void(const ObjectOutcome&)> listener_;
 };
 
-// The kinds of one batch's writes, each asked of discovery once: a batch is
-// thousands of objects of one kind or a few. What find returns lives as long
-// as this.
+// The kinds of one batch's writes or waits, each asked of discovery once: a
+// batch is thousands of objects of one kind or a few, and asking for a kind
+// the server does not serve reloads discovery. What find returns lives as
+// long as this.
 class BatchKinds {
  public:
   explicit BatchKinds(kube::RestMapper& mapper) : mapper_(mapper) {}
