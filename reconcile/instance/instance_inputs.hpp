@@ -34,6 +34,9 @@ struct Inputs {
   bool being_deleted = false;      // the Pod has a deletionTimestamp
   std::vector<std::string> peers;  // the Cluster's other instances (Pods not being deleted)
   std::optional<Credentials> credentials;
+  // The Cluster has had a primary (status.currentPrimary): its database
+  // exists, and an instance without data never starts an empty one in its place.
+  bool primary_recorded = false;
   int min_sync_replicas = 0;
   int max_sync_replicas = 0;
 };

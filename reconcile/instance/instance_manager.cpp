@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "instance/credentials_check.hpp"
 #include "instance/instance_error.hpp"
 #include "instance/postgres_settings.hpp"
 
@@ -45,6 +47,20 @@ std::string pgpass_field(const std::string& value) {
 
 bool is_true(const std::string& field) {
   return field == "t";
+}
+
+bool is_empty_or_absent(const fs::path& directory) {
+  std::error_code error;
+  return !fs::exists(directory, error) || fs::is_empty(directory, error);
+}
+
+std::string utc_stamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &parts);
+  return text;
 }
 
 }  // namespace
@@ -118,7 +134,19 @@ void InstanceManager::step() {
   send_report(local);
 }
 
-void InstanceManager::act(const Inputs& inputs) {
+std::optional<Credentials> InstanceManager::usable(const std::optional<Credentials>& observed) {
+  if (!observed) return usable_credentials_;
+  if (auto problem = credentials_problem(*observed, identity_.cluster)) {
+    credentials_problem_ = *problem;
+    return usable_credentials_;
+  }
+  credentials_problem_.clear();
+  usable_credentials_ = observed;
+  return observed;
+}
+
+void InstanceManager::act(Inputs inputs) {
+  inputs.credentials = usable(inputs.credentials);
   if (inputs.credentials) write_passfile(*inputs.credentials);
   if (inputs.being_deleted) {
     // The kubelet sends SIGTERM next: nothing new is started meanwhile.
@@ -135,6 +163,7 @@ void InstanceManager::act(const Inputs& inputs) {
       clone_replica();
     return;
   }
+  mark_volume_used();
   if (!server_.running()) {
     start(inputs);
     return;
@@ -149,7 +178,8 @@ void InstanceManager::act(const Inputs& inputs) {
   }
   if (inputs.role == Role::primary && local.in_recovery) {
     ready_ = false;
-    tools_.query("SELECT pg_promote(true, 60)");
+    // Waits up to 8 s, inside the statement timeout; a promotion still under way is seen on the next step.
+    tools_.query("SELECT pg_promote(true, 8)");
     // pg_rewind on the old primary reads this server's pg_control to learn
     // its timeline, and the end-of-recovery checkpoint that writes it runs in
     // the background: until it is done pg_rewind sees the old timeline and
@@ -164,24 +194,79 @@ void InstanceManager::act(const Inputs& inputs) {
   }
 }
 
+std::string InstanceManager::volume_marker() const {
+  return (fs::path(identity_.pgdata).parent_path() / ".opctl-held-data").string();
+}
+
+void InstanceManager::mark_volume_used() {
+  if (volume_marked_) return;
+  if (!fs::exists(volume_marker()))
+    write_private_file(volume_marker(), fmt::format("{} held data at {}\n", identity_.name, utc_stamp()));
+  volume_marked_ = true;
+}
+
+std::optional<std::string> InstanceManager::initdb_refusal(const Inputs& inputs) const {
+  std::string why;
+  if (inputs.primary_recorded)
+    why = "the Cluster already has a database (status.currentPrimary is set)";
+  else if (fs::exists(volume_marker()))
+    why = "this volume held a database before (" + volume_marker() + ")";
+  else if (!is_empty_or_absent(identity_.pgdata))
+    why = "the directory is not empty";
+  else
+    return std::nullopt;
+  return fmt::format(
+      "refusing to run initdb: {} has no PG_VERSION and {}; every file is kept. Put the data directory "
+      "back, fail over to a replica, or restore the Cluster from a Backup: an empty database is never "
+      "started in its place",
+      identity_.pgdata, why);
+}
+
 void InstanceManager::bootstrap_primary(const Inputs& inputs) {
+  if (auto refusal = initdb_refusal(inputs)) throw InstanceError(*refusal);
   // Into a side directory first: a half-done initdb is never mistaken for data.
   std::string building = identity_.pgdata + ".initdb";
   fs::remove_all(building);
   tools_.initdb(building, inputs.credentials->superuser_password);
-  fs::remove_all(identity_.pgdata);
+  fs::remove(identity_.pgdata);  // empty, as initdb_refusal checked
   fs::rename(building, identity_.pgdata);
   synced_credentials_.reset();
+  mark_volume_used();
+}
+
+std::string InstanceManager::set_aside(const std::string& why) const {
+  std::string base = fmt::format("{}.{}-{}", identity_.pgdata, why, utc_stamp());
+  std::string aside = base;
+  for (int n = 2; fs::exists(aside); ++n)
+    aside = fmt::format("{}-{}", base, n);
+  fs::rename(identity_.pgdata, aside);
+  return aside;
 }
 
 void InstanceManager::clone_replica() {
   std::string building = identity_.pgdata + ".clone";
-  fs::remove_all(building);
-  tools_.base_backup(building);
+  fs::remove_all(building);  // a clone that did not finish, never data of its own
+  try {
+    tools_.base_backup(building);
+  } catch (const InstanceError& failure) {
+    std::error_code ignored;
+    fs::remove_all(building, ignored);
+    auto space = fs::space(fs::path(identity_.pgdata).parent_path(), ignored);
+    if (ignored || space.available > (64u << 20)) throw;
+    throw InstanceError(
+        fmt::format("{}; the volume is full ({} MiB free): it keeps the data directories set aside before "
+                    "(\"{}.*\"), which opctl never deletes; remove those no longer needed",
+                    failure.what(), space.available >> 20, fs::path(identity_.pgdata).filename().string()));
+  }
   std::ofstream(fs::path(building) / "standby.signal").close();
-  fs::remove_all(identity_.pgdata);
+  // Data without PG_VERSION on a replica (a volume half-restored, a move cut short) is kept, not removed.
+  if (!is_empty_or_absent(identity_.pgdata))
+    set_aside("incomplete");
+  else
+    fs::remove(identity_.pgdata);
   fs::rename(building, identity_.pgdata);
   needs_rewind_ = false;
+  mark_volume_used();
 }
 
 void InstanceManager::rewind_before_following() {
@@ -198,10 +283,8 @@ void InstanceManager::rewind_before_following() {
     if (!primary_answers())
       throw InstanceError(std::string("waiting for the primary to rewind from: ") + failure.what());
     if (++rewind_failures_ < options_.rewinds_before_reclone) throw;
-    // pg_rewind cannot make this data follow the primary: keep it aside, clone anew.
-    std::string aside = identity_.pgdata + ".diverged";
-    fs::remove_all(aside);
-    fs::rename(identity_.pgdata, aside);
+    // pg_rewind cannot make this data follow the primary: keep it aside (every generation), clone anew.
+    std::string aside = set_aside("diverged");
     rewind_failures_ = 0;
     needs_rewind_ = false;
     throw InstanceError(
@@ -239,10 +322,11 @@ void InstanceManager::start(const Inputs& inputs) {
 }
 
 void InstanceManager::serve_primary(const Inputs& inputs) {
+  PgConnection db = tools_.connect_local();
   if (inputs.credentials && inputs.credentials->complete() && synced_credentials_ != inputs.credentials)
-    sync_roles(*inputs.credentials);
-  sync_slots(inputs);
-  sync_standby_names(inputs);
+    sync_roles(db, *inputs.credentials);
+  sync_slots(db, inputs);
+  sync_standby_names(db, inputs);
   ready_ = synced_credentials_.has_value();
 }
 
@@ -264,62 +348,70 @@ void InstanceManager::serve_replica(const LocalState& local) {
                       std::to_string(options_.stream_grace.count()) + "s while it answers: rewinding");
 }
 
-void InstanceManager::sync_roles(const Credentials& credentials) {
-  // psql's \gexec creates what is missing; :'x' and :"x" quote values and names.
-  const std::string sql = R"SQL(
-SELECT format('CREATE ROLE %I WITH LOGIN REPLICATION', :'replication_user')
-  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'replication_user') \gexec
-SELECT format('CREATE ROLE %I WITH LOGIN', :'app_user')
-  WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = :'app_user') \gexec
-ALTER ROLE :"superuser" WITH PASSWORD :'superuser_password';
-ALTER ROLE :"replication_user" WITH LOGIN REPLICATION PASSWORD :'replication_password';
-ALTER ROLE :"app_user" WITH LOGIN PASSWORD :'app_password';
-SELECT format('CREATE DATABASE %I OWNER %I', :'app_database', :'app_user')
-  WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'app_database') \gexec
-)SQL";
-  tools_.query(sql, {{"replication_user", k_replication_user},
-                     {"superuser", k_superuser},
-                     {"superuser_password", credentials.superuser_password},
-                     {"replication_password", credentials.replication_password},
-                     {"app_user", credentials.app_user},
-                     {"app_password", credentials.app_password},
-                     {"app_database", credentials.app_database}});
+void InstanceManager::sync_roles(PgConnection& db, const Credentials& credentials) {
+  auto missing_role = [&](const std::string& role) {
+    return db.value("SELECT count(*) FROM pg_roles WHERE rolname = $1", {role}) == "0";
+  };
+  // CREATE and ALTER ROLE take no parameters: names are quoted by libpq.
+  if (missing_role(k_replication_user))
+    db.query("CREATE ROLE " + db.identifier(k_replication_user) + " WITH LOGIN REPLICATION");
+  if (missing_role(credentials.app_user))
+    db.query("CREATE ROLE " + db.identifier(credentials.app_user) + " WITH LOGIN");
+  // Passwords go as SCRAM verifiers computed here (never the password), with
+  // statement logging off for the transaction, so not even the verifier
+  // reaches the server log, as CloudNativePG does.
+  auto set_password = [&](const std::string& role, const std::string& attributes,
+                          const std::string& password) {
+    db.query(fmt::format("ALTER ROLE {} WITH {}PASSWORD {}", db.identifier(role), attributes,
+                         db.literal(db.scram_verifier(password, role))));
+  };
+  db.query("BEGIN");
+  db.query("SET LOCAL log_statement = 'none'");
+  db.query("SET LOCAL log_min_duration_statement = -1");
+  db.query("SET LOCAL log_min_error_statement = 'panic'");
+  set_password(k_superuser, "", credentials.superuser_password);
+  set_password(k_replication_user, "LOGIN REPLICATION ", credentials.replication_password);
+  set_password(credentials.app_user, "LOGIN ", credentials.app_password);
+  db.query("COMMIT");
+  // CREATE DATABASE cannot run inside a transaction block.
+  if (db.value("SELECT count(*) FROM pg_database WHERE datname = $1", {credentials.app_database}) == "0")
+    db.query(fmt::format("CREATE DATABASE {} OWNER {}", db.identifier(credentials.app_database),
+                         db.identifier(credentials.app_user)));
   synced_credentials_ = credentials;
 }
 
-void InstanceManager::sync_slots(const Inputs& inputs) {
+void InstanceManager::sync_slots(PgConnection& db, const Inputs& inputs) {
   std::set<std::string> wanted;
   for (const auto& peer : inputs.peers)
     wanted.insert(slot_name(peer));
   std::set<std::string> existing;
   std::set<std::string> active;
-  for (const auto& row : tools_.query("SELECT slot_name, active FROM pg_replication_slots WHERE slot_type = "
-                                      "'physical' AND starts_with(slot_name, '_opctl_')")) {
+  for (const auto& row : db.query("SELECT slot_name, active FROM pg_replication_slots WHERE slot_type = "
+                                  "'physical' AND starts_with(slot_name, $1)",
+                                  {k_slot_prefix})) {
     existing.insert(row.at(0));
-    if (row.size() > 1 && is_true(row[1])) active.insert(row[0]);
+    if (is_true(row.at(1))) active.insert(row[0]);
   }
   for (const auto& slot : wanted)
-    if (!existing.contains(slot))
-      tools_.query("SELECT pg_create_physical_replication_slot(:'slot')", {{"slot", slot}});
+    if (!existing.contains(slot)) db.query("SELECT pg_create_physical_replication_slot($1)", {slot});
   // A slot keeps WAL for its replica forever: one for a replica that is gone goes.
   for (const auto& slot : existing)
     if (!wanted.contains(slot) && !active.contains(slot))
-      tools_.query("SELECT pg_drop_replication_slot(:'slot')", {{"slot", slot}});
+      db.query("SELECT pg_drop_replication_slot($1)", {slot});
 }
 
-void InstanceManager::sync_standby_names(const Inputs& inputs) {
+void InstanceManager::sync_standby_names(PgConnection& db, const Inputs& inputs) {
   int streaming = 0;
   std::set<std::string> peers(inputs.peers.begin(), inputs.peers.end());
   for (const auto& row :
-       tools_.query("SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'"))
+       db.query("SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'"))
     if (peers.contains(row.at(0))) ++streaming;
   std::string wanted =
       synchronous_standby_names(inputs.peers, streaming, inputs.min_sync_replicas, inputs.max_sync_replicas);
-  auto current = tools_.query("SHOW synchronous_standby_names");
-  std::string now = current.empty() || current[0].empty() ? "" : current[0][0];
-  if (now == wanted) return;
-  tools_.query("ALTER SYSTEM SET synchronous_standby_names = :'names';\nSELECT pg_reload_conf();",
-               {{"names", wanted}});
+  if (db.value("SHOW synchronous_standby_names") == wanted) return;
+  // ALTER SYSTEM takes no parameters: the value is quoted by libpq.
+  db.query("ALTER SYSTEM SET synchronous_standby_names = " + db.literal(wanted));
+  db.query("SELECT pg_reload_conf()");
 }
 
 InstanceManager::LocalState InstanceManager::read_local_state() const {
@@ -363,7 +455,7 @@ bool InstanceManager::primary_checkpointed_on_its_timeline() const {
 
 void InstanceManager::send_report(const std::optional<LocalState>& local) {
   InstanceReport report;
-  report.error = error_;
+  report.error = published_error();
   if (!server_.running() || !local) {
     report.role = "stopped";
   } else if (local->in_recovery) {
@@ -383,6 +475,14 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
   } catch (const Error&) {
     // Reported on the next step; the instance's work does not wait for the API.
   }
+}
+
+std::string InstanceManager::published_error() const {
+  std::string text = error_.empty() ? credentials_problem_ : error_;
+  // The passwords observed last and those in use, whichever a message might quote.
+  if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);
+  if (usable_credentials_) text = without_passwords(std::move(text), *usable_credentials_);
+  return publishable_message(text);
 }
 
 void InstanceManager::shut_down(std::chrono::milliseconds smart_timeout,

@@ -5,6 +5,12 @@
 // roles, slots and synchronous standbys), then reports. The caller (PID 1 of
 // the container, or a loopback test) calls step() every second or so.
 //
+// Data is never destroyed: initdb runs only for a Cluster that never had a
+// primary, on a volume that never held data, into an empty data directory;
+// a data directory that must give way to a clone (diverged, or without
+// PG_VERSION on a replica) is set aside under a new name, every generation
+// kept.
+//
 // Two writable primaries are ruled out here by three rules: PostgreSQL runs
 // writable only while both the role label and the Cluster's targetPrimary
 // name this instance; a writable server that stops being named is stopped
@@ -60,18 +66,28 @@ class InstanceManager {
     bool streaming = false;
   };
 
-  void act(const Inputs& inputs);
+  void act(Inputs inputs);
+  // The credentials to use: the observed ones when usable, else the last
+  // usable ones (a bad Secret is reported, never half-applied).
+  std::optional<Credentials> usable(const std::optional<Credentials>& observed);
   void bootstrap_primary(const Inputs& inputs);
+  // Why initdb must not run here, or nullopt when this is a new Cluster's first primary on a new volume.
+  std::optional<std::string> initdb_refusal(const Inputs& inputs) const;
   void clone_replica();
+  // Moves the data directory aside as "<pgdata>.<why>-<UTC time>"; returns the new name.
+  std::string set_aside(const std::string& why) const;
+  // The volume has held a database: a marker next to the data directory (not in it).
+  void mark_volume_used();
+  std::string volume_marker() const;
   void start(const Inputs& inputs);
   void rewind_before_following();
   // Fast shutdown, immediate if that takes over a minute: no more writes, WAL sent to the standbys.
   void stop_at_once();
   void serve_primary(const Inputs& inputs);
   void serve_replica(const LocalState& local);
-  void sync_roles(const Credentials& credentials);
-  void sync_slots(const Inputs& inputs);
-  void sync_standby_names(const Inputs& inputs);
+  void sync_roles(PgConnection& db, const Credentials& credentials);
+  void sync_slots(PgConnection& db, const Inputs& inputs);
+  void sync_standby_names(PgConnection& db, const Inputs& inputs);
   LocalState read_local_state() const;
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
@@ -80,6 +96,8 @@ class InstanceManager {
   bool has_data() const;
   bool data_is_standby() const;
   void send_report(const std::optional<LocalState>& local);
+  // error_ as it may be published: no password, no control character.
+  std::string published_error() const;
 
   InstanceIdentity identity_;
   InstanceEnvironment& environment_;
@@ -90,6 +108,9 @@ class InstanceManager {
   std::optional<Inputs> inputs_;  // the last inputs read
   std::optional<Credentials> passfile_credentials_;
   std::optional<Credentials> synced_credentials_;  // what the primary last set in PostgreSQL
+  std::optional<Credentials> usable_credentials_;  // the last observed credentials that passed the checks
+  std::string credentials_problem_;                // why the observed ones did not, reported
+  bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;
   std::optional<std::chrono::steady_clock::time_point> not_streaming_since_;

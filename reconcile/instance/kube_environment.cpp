@@ -92,6 +92,7 @@ Inputs KubeEnvironment::observe() {
   std::string label = text_at(*self, (std::string("/metadata/labels/") + "opctl.io~1role").c_str());
   std::string target = text_at(cluster.object, "/status/targetPrimary");
   inputs.role = label == names::k_role_primary && target == identity_.name ? Role::primary : Role::replica;
+  inputs.primary_recorded = !text_at(cluster.object, "/status/currentPrimary").empty();
   inputs.min_sync_replicas = int_at(cluster.object, "/spec/minSyncReplicas");
   inputs.max_sync_replicas = int_at(cluster.object, "/spec/maxSyncReplicas");
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "kinds/cluster/cluster_spec.hpp"
+
 namespace opctl::instance {
 
 std::string socket_dir(const InstanceIdentity& identity) {
@@ -83,8 +85,10 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   set("password_encryption", "scram-sha-256");
   set("wal_level", "replica");
   set("hot_standby", "on");
-  set("max_wal_senders", "10");
-  set("max_replication_slots", "10");
+  // One sender and one slot per replica of the largest Cluster, and as many
+  // again for base backups (clones, backup Jobs) running beside them.
+  set("max_wal_senders", std::to_string(2 * kinds::cluster::k_max_instances));
+  set("max_replication_slots", std::to_string(2 * kinds::cluster::k_max_instances));
   // pg_rewind needs hints or checksums; initdb turns checksums on, but a
   // restored or upgraded data directory may lack them.
   set("wal_log_hints", "on");
@@ -122,7 +126,10 @@ std::string synchronous_standby_names(const std::vector<std::string>& peers, int
                                       int max_sync) {
   if (max_sync <= 0 || peers.empty()) return "";
   int wanted = std::clamp(streaming, min_sync, max_sync);
-  wanted = std::clamp(wanted, 1, static_cast<int>(peers.size()));
+  // minSyncReplicas 0 and no standby streaming: commits do not wait (they
+  // would wait forever); they wait again once a standby streams.
+  if (wanted <= 0) return "";
+  wanted = std::min(wanted, static_cast<int>(peers.size()));
   std::vector<std::string> names;
   for (const auto& peer : peers)
     names.push_back(quote_identifier(peer));

@@ -44,7 +44,8 @@ std::string hba_rules();
 
 // synchronous_standby_names for `peers` (the other instances): "ANY n (...)"
 // with n = the streaming standbys clamped to [min_sync, max_sync]; empty
-// (asynchronous) when max_sync is 0 or there is no peer.
+// (asynchronous) when max_sync is 0, there is no peer, or n is 0 (min_sync 0
+// and no standby streaming), as CloudNativePG does.
 std::string synchronous_standby_names(const std::vector<std::string>& peers, int streaming, int min_sync,
                                       int max_sync);
 

@@ -106,47 +106,31 @@ std::string PostgresTools::cluster_state() const {
   throw InstanceError("pg_controldata printed no cluster state");
 }
 
+PgConnection PostgresTools::connect_local(const std::string& database) const {
+  ConnectionSettings settings;
+  settings.host = socket_dir(identity_);
+  settings.port = identity_.port;
+  settings.user = k_superuser;
+  settings.database = database;
+  return PgConnection(settings, "the local server");
+}
+
+PgConnection PostgresTools::connect_primary() const {
+  ConnectionSettings settings;
+  settings.host = identity_.primary_host;
+  settings.port = identity_.primary_port;
+  settings.user = k_superuser;
+  settings.passfile = passfile_path(identity_);
+  return PgConnection(settings, "the primary");
+}
+
 std::vector<Row> PostgresTools::query(const std::string& sql,
-                                      const std::map<std::string, std::string>& variables,
-                                      const std::string& database) const {
-  return psql({"--host", socket_dir(identity_), "--port", std::to_string(identity_.port), "--username",
-               k_superuser, "--dbname", database},
-              sql, variables);
+                                      const std::vector<std::string>& parameters) const {
+  return connect_local().query(sql, parameters);
 }
 
 std::vector<Row> PostgresTools::query_primary(const std::string& sql) const {
-  return psql({"--host", identity_.primary_host, "--port", std::to_string(identity_.primary_port),
-               "--username", k_superuser, "--dbname", "postgres", "--no-password"},
-              sql, {});
-}
-
-std::vector<Row> PostgresTools::psql(std::vector<std::string> connection, const std::string& sql,
-                                     const std::map<std::string, std::string>& variables) const {
-  std::vector<std::string> argv = {"psql",       "--no-psqlrc",    "--quiet",
-                                   "--no-align", "--tuples-only",  "--field-separator-zero",
-                                   "--set",      "ON_ERROR_STOP=1"};
-  argv.insert(argv.end(), connection.begin(), connection.end());
-  // Variables go through stdin (\set), so a password is never on a command line.
-  std::string input;
-  for (const auto& [name, value] : variables) {
-    std::string quoted = "'";
-    for (char c : value) {
-      if (c == '\'' || c == '\\') quoted += '\\';
-      quoted += c;
-    }
-    input += fmt::format("\\set {} {}'\n", name, quoted);
-  }
-  // The manager's own writes (roles, settings) never wait for synchronous
-  // standbys: a new primary's standbys are not streaming yet.
-  input += "SET synchronous_commit TO local;\n";
-  input += sql + "\n";
-  std::string out = run(argv, input, 10s, "a query on PostgreSQL");
-  std::vector<Row> rows;
-  for (const auto& line : split(out, '\n')) {
-    if (line.empty()) continue;
-    rows.push_back(split(line, '\0'));
-  }
-  return rows;
+  return connect_primary().query(sql);
 }
 
 }  // namespace opctl::instance

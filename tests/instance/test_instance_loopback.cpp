@@ -1,7 +1,9 @@
 // A primary and a replica, each a real PostgreSQL run by an InstanceManager
 // on 127.0.0.1, with the inputs the Kubernetes side would give them held in
-// memory. Every check reads PostgreSQL back through psql.
+// memory. Every check reads PostgreSQL back through psql (an application's
+// view) or the manager's own libpq layer (the superuser's).
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -12,7 +14,9 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include "instance/instance_manager.hpp"
@@ -73,6 +77,7 @@ class Loopback {
     nodes_.clear();  // stops the servers first
     fs::remove_all(root_);
   }
+  const fs::path& root() const { return root_; }
   Node& add(const std::string& name, int port, int primary_port, Role role) {
     nodes_.push_back(std::make_unique<Node>(root_, name, port, primary_port));
     nodes_.back()->environment.inputs.role = role;
@@ -237,6 +242,178 @@ TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failove
   a.manager->shut_down(5s, 30s);
   CHECK_FALSE(a.manager->server().running());
   CHECK(a.report().role == "stopped");
+}
+
+// What the servers started while it lives write to stderr (they inherit
+// fd 2), kept in a file: PostgreSQL's log in these tests.
+class CapturedServerLog {
+ public:
+  explicit CapturedServerLog(const fs::path& file) : file_(file) {
+    saved_ = dup(2);
+    int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+  }
+  ~CapturedServerLog() {
+    dup2(saved_, 2);
+    close(saved_);
+  }
+  std::string text() const {
+    std::ifstream in(file_);
+    std::stringstream content;
+    content << in.rdbuf();
+    return content.str();
+  }
+
+ private:
+  fs::path file_;
+  int saved_ = -1;
+};
+
+TEST_CASE(
+    "a password with a control character is refused by name, and no password reaches a log or a report") {
+  Loopback loopback;
+  const auto [port_a, unused] = free_ports();
+  CapturedServerLog log(loopback.root() / "server.log");
+  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  step_until({&a}, [&] { return a.ready(); });
+  // Every statement logged, failed ones with their text: the password changes below must still leave no
+  // trace.
+  superuser_sql(a, "ALTER SYSTEM SET log_statement = 'all'");
+  superuser_sql(a, "ALTER SYSTEM SET log_min_error_statement = 'error'");
+  superuser_sql(a, "SELECT pg_reload_conf()");
+
+  Credentials changed = credentials();
+  changed.app_password =
+      "pass-with-newline-at-the-end\n";  // as `kubectl create secret --from-file` writes it
+  changed.replication_password = "new-replication-secret-2";
+  a.environment.inputs.credentials = changed;
+  for (int i = 0; i < 3; ++i)
+    a.step();
+  const std::string& error = a.report().error;
+  CHECK(error.find("Secret db-app key password holds a control character") != std::string::npos);
+  CHECK(error.find("pass-with-newline") == std::string::npos);
+  // Nothing of the refused set is applied: the old passwords keep working, and the primary keeps serving.
+  CHECK(a.ready());
+  CHECK(app_sql(port_a, "SELECT current_user") == "app");
+  CHECK(sql_as(port_a, "streaming_replica", "replication-secret", "IDENTIFY_SYSTEM", "replication=true")
+            .exit_code == 0);
+
+  // The Secret fixed: every password changes, and its new value works.
+  changed.app_password = "app-password-with-'quotes'\\and\"more\"";
+  a.environment.inputs.credentials = changed;
+  step_until({&a}, [&] {
+    return a.report().error.empty() && sql_as(port_a, "app", changed.app_password, "SELECT 1").exit_code == 0;
+  });
+  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1").exit_code != 0);
+  CHECK(sql_as(port_a, "streaming_replica", "new-replication-secret-2", "IDENTIFY_SYSTEM", "replication=true")
+            .exit_code == 0);
+  // Stored as SCRAM verifiers.
+  CHECK(superuser_sql(
+            a,
+            "SELECT count(*) FROM pg_authid WHERE rolname IN ('app', 'postgres', 'streaming_replica') "
+            "AND rolpassword LIKE 'SCRAM-SHA-256$%'") == "3");
+
+  a.manager->shut_down(5s, 30s);
+  std::string server_log = log.text();
+  // The manager's statements are logged, but not the ones that set passwords, nor any password or verifier.
+  CHECK(server_log.find("execute <unnamed>: SHOW synchronous_standby_names") != std::string::npos);
+  for (const std::string& secret :
+       {std::string("ALTER ROLE"), std::string("pass-with-newline"), std::string("new-replication-secret-2"),
+        std::string("quotes"), std::string("super-secret"), std::string("SCRAM-SHA-256$4096:")}) {
+    auto at = server_log.find(secret);
+    INFO(secret << " in: "
+                << (at == std::string::npos ? "" : server_log.substr(at > 300 ? at - 300 : 0, 600)));
+    CHECK(at == std::string::npos);
+  }
+  for (const auto& report : a.environment.reports)
+    CHECK(report.error.find("secret-2") == std::string::npos);
+}
+
+TEST_CASE("a primary whose data directory lost PG_VERSION refuses initdb and keeps every byte") {
+  Loopback loopback;
+  const auto [port_a, unused] = free_ports();
+  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  step_until({&a}, [&] { return a.ready(); });
+  app_sql(port_a, "CREATE TABLE t (id int primary key); INSERT INTO t SELECT generate_series(1, 1000)");
+  superuser_sql(a, "CHECKPOINT");
+
+  // The volume comes back without PG_VERSION (a remount, a move cut short) and postgres restarts.
+  kill(a.manager->server().pid(), SIGKILL);
+  step_until(
+      {&a}, [&] { return a.manager->fatal().has_value(); }, 30s);
+  fs::path pgdata = a.identity.pgdata;
+  fs::rename(pgdata / "PG_VERSION", loopback.root() / "PG_VERSION.moved");
+  auto files_before =
+      std::distance(fs::recursive_directory_iterator(pgdata), fs::recursive_directory_iterator());
+
+  // Whether the Cluster recorded a primary or not (its status lost), the volume's marker says it held data.
+  for (bool primary_recorded : {true, false}) {
+    a.environment.inputs.primary_recorded = primary_recorded;
+    a.restart_manager();
+    for (int i = 0; i < 3; ++i)
+      a.step();
+    INFO(a.report().error);
+    CHECK(a.report().error.find("refusing to run initdb") != std::string::npos);
+    CHECK(a.report().error.find(primary_recorded ? "status.currentPrimary is set"
+                                                 : "held a database before") != std::string::npos);
+    CHECK_FALSE(a.manager->server().running());
+    CHECK_FALSE(a.ready());
+    CHECK(std::distance(fs::recursive_directory_iterator(pgdata), fs::recursive_directory_iterator()) ==
+          files_before);
+  }
+
+  // PG_VERSION put back: the same database serves again, every row there.
+  fs::rename(loopback.root() / "PG_VERSION.moved", pgdata / "PG_VERSION");
+  step_until({&a}, [&] { return a.ready(); });
+  CHECK(app_sql(port_a, "SELECT count(*) FROM t") == "1000");
+}
+
+TEST_CASE(
+    "minSyncReplicas 0: commits do not wait when no standby streams; a replica without PG_VERSION is set "
+    "aside") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
+  a.environment.inputs.peers = {"db-2"};
+  b.environment.inputs.peers = {"db-1"};
+  a.environment.inputs.min_sync_replicas = 0;
+  a.environment.inputs.max_sync_replicas = 1;
+  step_until({&a}, [&] { return a.ready(); });
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  step_until({&a, &b},
+             [&] { return superuser_sql(a, "SHOW synchronous_standby_names") == "ANY 1 (\"db-2\")"; });
+  app_sql(port_a, "CREATE TABLE t (id int primary key)");
+
+  // The only standby goes: the primary turns asynchronous instead of holding every commit.
+  b.manager->shut_down(5s, 30s);
+  step_until(
+      {&a}, [&] { return superuser_sql(a, "SHOW synchronous_standby_names").empty(); }, 60s);
+  process::ProcessOptions bounded;
+  bounded.timeout = 20s;
+  bounded.extra_env = {{"PGPASSWORD", "app-password-1"}};
+  auto insert = process::run_process(
+      {"psql", "--no-psqlrc", "-At", "-v", "ON_ERROR_STOP=1",
+       fmt::format("host=127.0.0.1 port={} user=app dbname=app", port_a), "-c", "INSERT INTO t VALUES (1)"},
+      bounded);
+  CHECK_FALSE(insert.timed_out);
+  CHECK(insert.exit_code == 0);
+
+  // The replica's volume comes back without PG_VERSION: it clones anew and keeps the old files aside.
+  fs::path pgdata = b.identity.pgdata;
+  fs::remove(pgdata / "PG_VERSION");
+  b.restart_manager();
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  step_until({&a, &b},
+             [&] { return superuser_sql(a, "SHOW synchronous_standby_names") == "ANY 1 (\"db-2\")"; });
+  CHECK(app_sql(port_b, "SELECT count(*) FROM t") == "1");
+  std::vector<fs::path> aside;
+  for (const auto& entry : fs::directory_iterator(pgdata.parent_path()))
+    if (entry.path().filename().string().starts_with("pgdata.incomplete-")) aside.push_back(entry.path());
+  REQUIRE(aside.size() == 1);
+  CHECK(fs::exists(aside[0] / "global" / "pg_control"));
 }
 
 }  // namespace

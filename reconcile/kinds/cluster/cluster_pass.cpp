@@ -219,7 +219,17 @@ Json ClusterPass::instance_states() const {
 
 std::vector<Condition> ClusterPass::conditions() const {
   bool ready = plan_.phase == "Healthy" && plan_.degraded.empty();
+  // What the instance managers report they cannot do (a Secret they refuse, an
+  // initdb they refuse, a clone that fails), by instance; it does not fail a
+  // pass by itself: the phase says whether the Cluster serves.
+  std::vector<std::string> errors;
+  for (const auto& [serial, instance] : view_.instances)
+    if (instance.has_live_pod())
+      if (std::string error = annotation_of(*instance.pod, k_instance_error_annotation); !error.empty())
+        errors.push_back(instance.name + ": " + error);
   return {
+      {"InstanceErrors", !errors.empty(), errors.empty() ? "None" : "InstanceReportsError",
+       fmt::format("{}", fmt::join(errors, "; "))},
       {"Ready", ready, ready ? "ClusterHealthy" : plan_.phase, plan_.phase_reason},
       {"Progressing", !plan_.progressing.empty(), plan_.progressing.empty() ? "Idle" : plan_.progressing,
        plan_.progressing.empty() ? "" : plan_.phase_reason},

@@ -138,9 +138,11 @@ Schema cluster_spec_schema() {
   return Schema::object()
       .describe(
           "A PostgreSQL cluster: one primary and streaming replicas, managed the way CloudNativePG does")
-      .field(
-          "instances",
-          Schema::integer().describe("number of instances, the primary included").minimum(1).default_value(1))
+      .field("instances", Schema::integer()
+                              .describe("number of instances, the primary included")
+                              .minimum(1)
+                              .maximum(k_max_instances)
+                              .default_value(1))
       .field("imageName", Schema::string()
                               .describe("PostgreSQL image; its tag starts with the major version")
                               .default_value(k_default_image)

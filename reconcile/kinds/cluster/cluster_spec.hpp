@@ -18,6 +18,12 @@ namespace opctl::kinds::cluster {
 // version, then the opctl version whose instance manager it carries.
 inline constexpr const char* k_default_image = k_default_postgres_image;
 
+// The most instances a Cluster may have. Every instance runs PostgreSQL with
+// max_wal_senders and max_replication_slots sized for it (a standby needs at
+// least its primary's values, so they are one fixed size, not the current
+// count): a replica each, and room for base backups and clones beside them.
+inline constexpr int k_max_instances = 32;
+
 enum class PrimaryUpdateMethod { switchover, restart };
 enum class PrimaryUpdateStrategy { unsupervised, supervised };
 

@@ -81,6 +81,11 @@ Schema& Schema::minimum(long value) {
   return *this;
 }
 
+Schema& Schema::maximum(long value) {
+  maximum_ = value;
+  return *this;
+}
+
 Schema& Schema::max_length(std::size_t value) {
   max_length_ = value;
   return *this;
@@ -130,6 +135,7 @@ Json Schema::openapi() const {
   if (!items_.empty()) out["items"] = items_.front().openapi();
   if (!enum_.empty()) out["enum"] = enum_;
   if (minimum_) out["minimum"] = *minimum_;
+  if (maximum_) out["maximum"] = *maximum_;
   if (max_length_) out["maxLength"] = *max_length_;
   if (!pattern_.empty()) out["pattern"] = pattern_;
   if (!default_.is_null()) out["default"] = default_;
@@ -181,6 +187,8 @@ void Schema::validate(const Json& value, const std::string& pointer, const std::
          fmt::format("\"{}\" is not one of {}", value.get<std::string>(), fmt::join(enum_, ", "))});
   if (minimum_ && value.is_number() && value.get<double>() < static_cast<double>(*minimum_))
     issues.push_back({pointer, field, fmt::format("must be at least {}", *minimum_)});
+  if (maximum_ && value.is_number() && value.get<double>() > static_cast<double>(*maximum_))
+    issues.push_back({pointer, field, fmt::format("must be at most {}", *maximum_)});
   if (max_length_ && value.is_string() && value.get<std::string>().size() > *max_length_)
     issues.push_back({pointer, field, fmt::format("must be at most {} characters", *max_length_)});
   if (!pattern_.empty() && value.is_string() &&

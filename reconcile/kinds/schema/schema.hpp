@@ -1,7 +1,7 @@
 // A small schema DSL: each custom kind describes its spec and status once,
 // and the same description yields the CRD's OpenAPI v3 schema (opctl crds)
 // and the offline checks of `opctl validate` (with field paths for file:line).
-// Only what the kinds need: types, properties, required, enum, minimum,
+// Only what the kinds need: types, properties, required, enum, minimum, maximum,
 // maxLength, pattern, defaults, "exactly one of" and custom local checks.
 #pragma once
 
@@ -44,6 +44,7 @@ class Schema {
   Schema& field(const std::string& name, Schema value, bool required = false);
   Schema& enumerate(std::vector<std::string> values);
   Schema& minimum(long value);
+  Schema& maximum(long value);
   Schema& max_length(std::size_t value);
   // ECMAScript regex, anchored by the pattern itself (as OpenAPI does).
   Schema& pattern(std::string regex, std::string explanation);
@@ -76,6 +77,7 @@ class Schema {
   std::vector<Schema> items_;  // zero or one
   std::vector<std::string> enum_;
   std::optional<long> minimum_;
+  std::optional<long> maximum_;
   std::optional<std::size_t> max_length_;
   std::string pattern_, pattern_explanation_;
   model::Json default_;

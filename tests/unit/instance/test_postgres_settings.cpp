@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "instance/postgres_settings.hpp"
+#include "kinds/cluster/cluster_spec.hpp"
 
 using namespace opctl::instance;
 
@@ -12,6 +13,12 @@ TEST_CASE("synchronous_standby_names waits for ANY n of the other instances", "[
   CHECK(synchronous_standby_names(peers, 2, 1, 2) == "ANY 2 (\"db-2\", \"db-3\")");
   // Fewer streaming than the minimum: still the minimum, so commits wait rather than lose safety.
   CHECK(synchronous_standby_names(peers, 0, 1, 2) == "ANY 1 (\"db-2\", \"db-3\")");
+  // minSyncReplicas 0: synchronous while a standby streams, asynchronous (commits never hang) while none
+  // does.
+  CHECK(synchronous_standby_names(peers, 1, 0, 1) == "ANY 1 (\"db-2\", \"db-3\")");
+  CHECK(synchronous_standby_names(peers, 0, 0, 1).empty());
+  CHECK(synchronous_standby_names(peers, 0, 0, 2).empty());
+  CHECK(synchronous_standby_names({"db-2"}, 1, 1, 2) == "ANY 1 (\"db-2\")");  // never more than the peers
 }
 
 TEST_CASE("slot names and connection strings", "[instance]") {
@@ -67,4 +74,21 @@ TEST_CASE("with a WAL archive directory the primary archives each segment there,
         "'/backups/nightly/wal'/.%f.partial && sync '/backups/nightly/wal'/.%f.partial && mv "
         "'/backups/nightly/wal'/.%f.partial '/backups/nightly/wal'/%f; fi");
   CHECK(shell_quote("it's") == "'it'\\''s'");
+}
+
+TEST_CASE("replication limits leave a sender and a slot for every replica of the largest Cluster, twice over",
+          "[instance]") {
+  InstanceIdentity identity;
+  identity.pgdata = "/data/pgdata";
+  identity.run_dir = "/run/opctl";
+  auto command = postgres_command(identity, false);
+  auto setting = [&](const std::string& name) {
+    for (const auto& argument : command)
+      if (argument.starts_with(name + "=")) return std::stoi(argument.substr(name.size() + 1));
+    return 0;
+  };
+  // 12 instances used to exceed the fixed 10, and the primary's failure to serve them failed it over in a
+  // loop.
+  CHECK(setting("max_wal_senders") >= 2 * opctl::kinds::cluster::k_max_instances);
+  CHECK(setting("max_replication_slots") >= 2 * opctl::kinds::cluster::k_max_instances);
 }

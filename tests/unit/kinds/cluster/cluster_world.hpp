@@ -80,6 +80,11 @@ class World {
       if (c.type == type) return c.reason;
     return "";
   }
+  std::string message(const std::string& type) const {
+    for (const auto& c : last.conditions)
+      if (c.type == type) return c.message;
+    return "";
+  }
   std::string status(const std::string& field) const { return parent["status"].value(field, ""); }
   std::string phase() const { return status("phase"); }
 

@@ -75,6 +75,10 @@ TEST_CASE("spec problems name their field", "[cluster][spec]") {
         std::vector<std::string>{"spec.instances"});
   CHECK(fields(resource({{"instances", "3"}, {"storage", {{"size", "1Gi"}}}})) ==
         std::vector<std::string>{"spec.instances"});
+  // More instances than PostgreSQL's replication limits are sized for (opctl instance sets them).
+  CHECK(fields(resource({{"instances", 33}, {"storage", {{"size", "1Gi"}}}})) ==
+        std::vector<std::string>{"spec.instances"});
+  CHECK(fields(resource({{"instances", 32}, {"storage", {{"size", "1Gi"}}}})).empty());
   CHECK(fields(resource({{"instances", 1}})) == std::vector<std::string>{"spec.storage"});
   CHECK(fields(resource({{"storage", {{"size", "lots"}}}})) == std::vector<std::string>{"spec.storage.size"});
   CHECK(fields(resource({{"storage", {{"size", "0Gi"}}}})) == std::vector<std::string>{"spec.storage.size"});

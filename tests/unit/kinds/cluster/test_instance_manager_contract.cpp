@@ -237,3 +237,19 @@ TEST_CASE("a primary promoted but not yet seen Ready by the kubelet is not faile
   CHECK(world.status("targetPrimary") == "db-3");
   CHECK(world.reason("Progressing") == "Promoting");
 }
+
+TEST_CASE("an error an instance reports is a condition of the Cluster, without failing the pass",
+          "[cluster][instance]") {
+  World world = healthy_cluster();
+  world.pass();
+  CHECK_FALSE(world.condition("InstanceErrors"));
+  world.annotate("db-1", "opctl.io/instance-error",
+                 "Secret db-app key password holds a control character (a trailing newline?)");
+  world.pass();
+  CHECK(world.condition("InstanceErrors"));
+  CHECK(world.reason("InstanceErrors") == "InstanceReportsError");
+  CHECK(world.message("InstanceErrors") ==
+        "db-1: Secret db-app key password holds a control character (a trailing newline?)");
+  CHECK_FALSE(world.condition("Degraded"));
+  CHECK(world.phase() == "Healthy");
+}

@@ -1,0 +1,28 @@
+#include <catch2/catch.hpp>
+
+#include "instance/instance_error.hpp"
+#include "instance/pg_connection.hpp"
+
+namespace opctl::instance {
+namespace {
+
+TEST_CASE("a server message is published on one line, at most 300 characters", "[instance]") {
+  CHECK(publishable_message("FATAL:  password authentication failed\nDETAIL:  x\r\n") ==
+        "FATAL:  password authentication failed DETAIL:  x");
+  CHECK(publishable_message("a\tb\x1b[31mc") == "a b [31mc");
+  std::string long_text(1000, 'x');
+  CHECK(publishable_message(long_text).size() == 300);
+  CHECK(publishable_message(long_text).ends_with("..."));
+}
+
+TEST_CASE("a server that does not answer is an InstanceError naming what was asked", "[instance]") {
+  ConnectionSettings settings;
+  settings.host = "/nonexistent-socket-directory";
+  settings.port = 1;
+  settings.user = "postgres";
+  CHECK_THROWS_MATCHES(PgConnection(settings, "the local server"), InstanceError,
+                       Catch::Matchers::Contains("cannot connect to the local server"));
+}
+
+}  // namespace
+}  // namespace opctl::instance
