@@ -33,6 +33,10 @@ struct Inputs {
   Role role = Role::replica;
   bool being_deleted = false;      // the Pod has a deletionTimestamp
   std::vector<std::string> peers;  // the Cluster's other instances (Pods not being deleted)
+  // Every instance with a volume (the Cluster's status.instanceNames), whether
+  // its Pod runs or not: a replica whose Pod is briefly gone (a rolling
+  // update, an eviction) keeps its replication slot, so its WAL stays.
+  std::vector<std::string> members;
   std::optional<Credentials> credentials;
   // The Cluster has had a primary (status.currentPrimary): its database
   // exists, and an instance without data never starts an empty one in its place.

@@ -275,10 +275,23 @@ void InstanceManager::rewind_before_following() {
   // this data needs (see the CHECKPOINT after pg_promote).
   if (primary_answers() && !primary_checkpointed_on_its_timeline())
     throw InstanceError("waiting for the primary's first checkpoint on its new timeline before pg_rewind");
+  if (rewinds_without_streaming_ >= options_.rewinds_before_reclone) {
+    // Rewound again and again, and still it cannot stream: the WAL it needs
+    // is gone from the primary ("no rewind required" cannot bring it back).
+    std::string aside = set_aside("unstreamable");
+    rewinds_without_streaming_ = 0;
+    needs_rewind_ = false;
+    throw InstanceError(
+        fmt::format("could not stream from the primary after {} rewinds (the WAL it needs is gone from the "
+                    "primary?); the "
+                    "data directory was moved to {} and is cloned anew",
+                    options_.rewinds_before_reclone, aside));
+  }
   try {
     tools_.rewind();
     needs_rewind_ = false;
     rewind_failures_ = 0;
+    ++rewinds_without_streaming_;
   } catch (const InstanceError& failure) {
     if (!primary_answers())
       throw InstanceError(std::string("waiting for the primary to rewind from: ") + failure.what());
@@ -333,6 +346,7 @@ void InstanceManager::serve_primary(const Inputs& inputs) {
 void InstanceManager::serve_replica(const LocalState& local) {
   if (local.streaming) {
     not_streaming_since_.reset();
+    rewinds_without_streaming_ = 0;
     ready_ = true;
     return;
   }
@@ -384,6 +398,8 @@ void InstanceManager::sync_slots(PgConnection& db, const Inputs& inputs) {
   std::set<std::string> wanted;
   for (const auto& peer : inputs.peers)
     wanted.insert(slot_name(peer));
+  for (const auto& member : inputs.members)
+    if (member != identity_.name) wanted.insert(slot_name(member));
   std::set<std::string> existing;
   std::set<std::string> active;
   for (const auto& row : db.query("SELECT slot_name, active FROM pg_replication_slots WHERE slot_type = "
@@ -394,7 +410,7 @@ void InstanceManager::sync_slots(PgConnection& db, const Inputs& inputs) {
   }
   for (const auto& slot : wanted)
     if (!existing.contains(slot)) db.query("SELECT pg_create_physical_replication_slot($1)", {slot});
-  // A slot keeps WAL for its replica forever: one for a replica that is gone goes.
+  // A slot keeps WAL for its replica forever: one for an instance that is gone (no Pod, no volume) goes.
   for (const auto& slot : existing)
     if (!wanted.contains(slot) && !active.contains(slot))
       db.query("SELECT pg_drop_replication_slot($1)", {slot});

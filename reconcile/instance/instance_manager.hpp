@@ -35,7 +35,8 @@ struct ManagerOptions {
   // A replica that has not streamed for this long while the primary answers
   // has diverged from it (a timeline it cannot follow): it is stopped and rewound.
   std::chrono::seconds stream_grace{15};
-  // pg_rewind failures in a row before the data directory is set aside and cloned anew.
+  // pg_rewind failures in a row, or rewinds after which the replica still
+  // could not stream, before the data directory is set aside and cloned anew.
   int rewinds_before_reclone = 3;
 };
 
@@ -113,6 +114,7 @@ class InstanceManager {
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;
+  int rewinds_without_streaming_ = 0;  // rewinds that ended without the replica streaming again
   std::optional<std::chrono::steady_clock::time_point> not_streaming_since_;
   std::chrono::steady_clock::time_point started_at_{};
   bool ready_ = false;

@@ -93,6 +93,11 @@ Inputs KubeEnvironment::observe() {
   std::string target = text_at(cluster.object, "/status/targetPrimary");
   inputs.role = label == names::k_role_primary && target == identity_.name ? Role::primary : Role::replica;
   inputs.primary_recorded = !text_at(cluster.object, "/status/currentPrimary").empty();
+  Json::json_pointer names_at("/status/instanceNames");
+  if (cluster.object.contains(names_at) && cluster.object[names_at].is_array())
+    for (const auto& name : cluster.object[names_at])
+      if (name.is_string() && name.get<std::string>() != identity_.name)
+        inputs.members.push_back(name.get<std::string>());
   inputs.min_sync_replicas = int_at(cluster.object, "/spec/minSyncReplicas");
   inputs.max_sync_replicas = int_at(cluster.object, "/spec/maxSyncReplicas");
 

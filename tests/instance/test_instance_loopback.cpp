@@ -44,6 +44,7 @@ Credentials credentials() {
 struct Node {
   InstanceIdentity identity;
   HeldInputs environment;
+  ManagerOptions options;
   std::unique_ptr<InstanceManager> manager;
 
   Node(const fs::path& root, const std::string& name, int port, int primary_port) {
@@ -61,7 +62,7 @@ struct Node {
     restart_manager();
   }
   // What a container restart does: a new manager, nothing remembered but the data.
-  void restart_manager() { manager = std::make_unique<InstanceManager>(identity, environment); }
+  void restart_manager() { manager = std::make_unique<InstanceManager>(identity, environment, options); }
   void step() { manager->step(); }
   bool ready() const { return manager->ready(); }
   const InstanceReport& report() const { return manager->last_report(); }
@@ -414,6 +415,64 @@ TEST_CASE(
     if (entry.path().filename().string().starts_with("pgdata.incomplete-")) aside.push_back(entry.path());
   REQUIRE(aside.size() == 1);
   CHECK(fs::exists(aside[0] / "global" / "pg_control"));
+}
+
+// Fills more WAL segments than wal_keep_size keeps (128 MB: 8 of 16 MB) and
+// checkpoints, so the primary removes what no slot holds.
+void generate_wal(Node& primary, int port) {
+  for (int i = 0; i < 12; ++i) {
+    app_sql(port, "INSERT INTO t SELECT coalesce(max(id), 0) + 1 FROM t");
+    superuser_sql(primary, "SELECT pg_switch_wal()");
+  }
+  superuser_sql(primary, "CHECKPOINT");
+  superuser_sql(primary, "CHECKPOINT");
+}
+
+TEST_CASE(
+    "a replica whose Pod is briefly gone keeps its slot; one whose WAL is gone anyway is set aside and "
+    "cloned") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
+  a.environment.inputs.peers = {"db-2"};
+  a.environment.inputs.members = {"db-1", "db-2"};
+  b.environment.inputs.peers = {"db-1"};
+  b.options.stream_grace = 3s;
+  b.options.rewinds_before_reclone = 2;
+  b.restart_manager();
+  step_until({&a}, [&] { return a.ready(); });
+  app_sql(port_a, "CREATE TABLE t (id int primary key); INSERT INTO t VALUES (1)");
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+
+  // db-2's Pod is gone (a rolling update deleted it), its volume stays: the slot stays, and with it the WAL.
+  b.manager->shut_down(5s, 30s);
+  a.environment.inputs.peers = {};
+  for (int i = 0; i < 3; ++i)
+    a.step();
+  CHECK(superuser_sql(a, "SELECT slot_name FROM pg_replication_slots") == "_opctl_db_2");
+  generate_wal(a, port_a);
+  a.environment.inputs.peers = {"db-2"};
+  b.restart_manager();
+  step_until({&a, &b}, [&] { return b.ready() && app_sql(port_b, "SELECT count(*) FROM t") == "13"; });
+
+  // The instance leaves the Cluster (no Pod, no volume): its slot goes. When it comes back all the same,
+  // the WAL it needs is gone; pg_rewind has nothing to do, so after two rewinds it is set aside and cloned.
+  b.manager->shut_down(5s, 30s);
+  a.environment.inputs.peers = {};
+  a.environment.inputs.members = {"db-1"};
+  step_until(
+      {&a}, [&] { return superuser_sql(a, "SELECT count(*) FROM pg_replication_slots") == "0"; }, 30s);
+  generate_wal(a, port_a);
+  a.environment.inputs.peers = {"db-2"};
+  a.environment.inputs.members = {"db-1", "db-2"};
+  b.restart_manager();
+  step_until(
+      {&a, &b}, [&] { return b.ready() && app_sql(port_b, "SELECT count(*) FROM t") == "25"; }, 180s);
+  bool set_aside = false;
+  for (const auto& entry : fs::directory_iterator(fs::path(b.identity.pgdata).parent_path()))
+    set_aside = set_aside || entry.path().filename().string().starts_with("pgdata.unstreamable-");
+  CHECK(set_aside);
 }
 
 }  // namespace

@@ -20,8 +20,9 @@ TEST_CASE("a server that does not answer is an InstanceError naming what was ask
   settings.host = "/nonexistent-socket-directory";
   settings.port = 1;
   settings.user = "postgres";
-  CHECK_THROWS_MATCHES(PgConnection(settings, "the local server"), InstanceError,
-                       Catch::Matchers::Contains("cannot connect to the local server"));
+  CHECK_THROWS_WITH(PgConnection(settings, "the local server"),
+                    Catch::Matchers::Contains("cannot connect to the local server"));
+  CHECK_THROWS_AS(PgConnection(settings, "the local server"), InstanceError);
 }
 
 }  // namespace
