@@ -41,6 +41,9 @@ struct Inputs {
   // The Cluster has had a primary (status.currentPrimary): its database
   // exists, and an instance without data never starts an empty one in its place.
   bool primary_recorded = false;
+  // The Cluster's metadata.uid: whose WAL archive is whose (a Cluster restored
+  // from another keeps its database system identifier, not its uid).
+  std::string cluster_uid;
   int min_sync_replicas = 0;
   int max_sync_replicas = 0;
 };

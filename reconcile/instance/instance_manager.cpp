@@ -11,6 +11,7 @@
 #include "instance/credentials_check.hpp"
 #include "instance/instance_error.hpp"
 #include "instance/postgres_settings.hpp"
+#include "instance/wal_archive_owner.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -340,6 +341,7 @@ void InstanceManager::serve_primary(const Inputs& inputs) {
     sync_roles(db, *inputs.credentials);
   sync_slots(db, inputs);
   sync_standby_names(db, inputs);
+  if (!identity_.wal_archive_dir.empty()) check_wal_archive(db, inputs);
   ready_ = synced_credentials_.has_value();
 }
 
@@ -430,6 +432,27 @@ void InstanceManager::sync_standby_names(PgConnection& db, const Inputs& inputs)
   db.query("SELECT pg_reload_conf()");
 }
 
+void InstanceManager::check_wal_archive(PgConnection& db, const Inputs& inputs) {
+  ArchiveOwner self{identity_.namespace_name + "/" + identity_.cluster, inputs.cluster_uid,
+                    db.value("SELECT system_identifier FROM pg_control_system()")};
+  std::optional<ArchiveOwner> owner = read_archive_owner(identity_.wal_archive_dir);
+  if (!owner) {
+    write_archive_owner(identity_.wal_archive_dir, self);
+    owner = self;
+  }
+  std::string allowed = archive_allowed_path(identity_);
+  if (!owner->same_cluster(self)) {
+    fs::remove(allowed);
+    archive_problem_ = fmt::format(
+        "the WAL archive {} belongs to {}, not to this Cluster: nothing is archived there, and WAL stays in "
+        "pg_wal until spec.walArchive names a Backup of this Cluster's own (or that archive is moved away)",
+        identity_.wal_archive_dir, owner->describe());
+    return;
+  }
+  archive_problem_.clear();
+  if (!fs::exists(allowed)) write_private_file(allowed, self.describe() + "\n");
+}
+
 InstanceManager::LocalState InstanceManager::read_local_state() const {
   auto rows = tools_.query(fmt::format(R"SQL(
 SELECT pg_is_in_recovery(),
@@ -494,7 +517,9 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
 }
 
 std::string InstanceManager::published_error() const {
-  std::string text = error_.empty() ? credentials_problem_ : error_;
+  std::string text = error_;
+  for (const std::string* problem : {&credentials_problem_, &archive_problem_})
+    if (!problem->empty()) text += (text.empty() ? "" : "; ") + *problem;
   // The passwords observed last and those in use, whichever a message might quote.
   if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);
   if (usable_credentials_) text = without_passwords(std::move(text), *usable_credentials_);

@@ -89,6 +89,9 @@ class InstanceManager {
   void sync_roles(PgConnection& db, const Credentials& credentials);
   void sync_slots(PgConnection& db, const Inputs& inputs);
   void sync_standby_names(PgConnection& db, const Inputs& inputs);
+  // Lets archive_command copy into the WAL archive only while it is this Cluster's (claiming it when
+  // unmarked).
+  void check_wal_archive(PgConnection& db, const Inputs& inputs);
   LocalState read_local_state() const;
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
@@ -111,6 +114,7 @@ class InstanceManager {
   std::optional<Credentials> synced_credentials_;  // what the primary last set in PostgreSQL
   std::optional<Credentials> usable_credentials_;  // the last observed credentials that passed the checks
   std::string credentials_problem_;                // why the observed ones did not, reported
+  std::string archive_problem_;                    // why nothing is archived, reported
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;

@@ -92,6 +92,7 @@ Inputs KubeEnvironment::observe() {
   std::string label = text_at(*self, (std::string("/metadata/labels/") + "opctl.io~1role").c_str());
   std::string target = text_at(cluster.object, "/status/targetPrimary");
   inputs.role = label == names::k_role_primary && target == identity_.name ? Role::primary : Role::replica;
+  inputs.cluster_uid = text_at(cluster.object, "/metadata/uid");
   inputs.primary_recorded = !text_at(cluster.object, "/status/currentPrimary").empty();
   Json::json_pointer names_at("/status/instanceNames");
   if (cluster.object.contains(names_at) && cluster.object[names_at].is_array())

@@ -36,7 +36,7 @@ std::string publishable_message(const std::string& text) {
   }
   while (!out.empty() && out.back() == ' ')
     out.pop_back();
-  if (out.size() > 300) out = out.substr(0, 297) + "...";
+  if (out.size() > 500) out = out.substr(0, 497) + "...";
   return out;
 }
 

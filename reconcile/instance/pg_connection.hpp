@@ -65,7 +65,7 @@ class PgConnection {
 };
 
 // The server's or libpq's message as it may be published: control
-// characters turned into spaces, at most 300 characters.
+// characters turned into spaces, at most 500 characters.
 std::string publishable_message(const std::string& text);
 
 }  // namespace opctl::instance

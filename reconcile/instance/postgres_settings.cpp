@@ -62,12 +62,16 @@ std::string shell_quote(const std::string& text) {
   return quoted + "'";
 }
 
-std::string archive_command(const std::string& directory) {
+std::string archive_allowed_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/wal-archive-allowed";
+}
+
+std::string archive_command(const std::string& directory, const std::string& allowed) {
   std::string dir = shell_quote(directory);
   return fmt::format(
-      "if [ -f {0}/%f ]; then cmp -s %p {0}/%f; else cp %p {0}/.%f.partial && sync {0}/.%f.partial && "
-      "mv {0}/.%f.partial {0}/%f; fi",
-      dir);
+      "test -f {1} && if [ -f {0}/%f ]; then cmp -s %p {0}/%f; else cp %p {0}/.%f.partial && sync "
+      "{0}/.%f.partial && mv {0}/.%f.partial {0}/%f; fi",
+      dir, shell_quote(allowed));
 }
 
 std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby) {
@@ -103,7 +107,7 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
     // replica archives again what its old primary archived before it failed.
     set("archive_mode", "on");
     set("archive_timeout", "60s");
-    set("archive_command", archive_command(identity.wal_archive_dir));
+    set("archive_command", archive_command(identity.wal_archive_dir, archive_allowed_path(identity)));
   }
   if (standby) {
     set("primary_conninfo", primary_conninfo(identity, k_replication_user, "replication"));

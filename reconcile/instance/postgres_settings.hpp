@@ -35,7 +35,11 @@ std::string shell_quote(const std::string& text);
 // The archive_command copying %p into `directory` as %f (atomically, by a
 // rename); an existing %f with the same bytes counts as archived, one with
 // other bytes fails the command, so PostgreSQL keeps the segment and retries.
-std::string archive_command(const std::string& directory);
+// It fails too while `allowed` (a file the manager writes once it has checked
+// that the archive belongs to this Cluster) does not exist.
+std::string archive_command(const std::string& directory, const std::string& allowed);
+// The file archive_command requires: in the run directory, never in PGDATA.
+std::string archive_allowed_path(const InstanceIdentity& identity);
 
 // scram-sha-256 for every network connection; replication only for the
 // replication role; local (Unix socket) connections, which only processes of

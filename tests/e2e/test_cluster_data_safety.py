@@ -6,7 +6,9 @@ node with a real PostgreSQL in every instance (the instance manager of localhost
 - a primary whose data directory lost PG_VERSION (and whose postmaster died) refuses initdb and keeps every byte:
   with PG_VERSION back, every row is there;
 - minSyncReplicas 0 with maxSyncReplicas 1: when the only standby stops streaming (its packets from the primary
-  rejected in its own network namespace), commits do not hang, with no pass running.
+  rejected in its own network namespace), commits do not hang, with no pass running;
+- a replica whose Pod is gone while the primary writes more WAL than wal_keep_size keeps its replication slot, and
+  streams again once a pass recreates it.
 
 Reads back with kubectl and psql (postgres_support.py), never with opctl's own client.
 """
@@ -158,3 +160,28 @@ def test_min_sync_replicas_0_does_not_hold_commits_when_no_standby_streams(db):
     while db.on_pod_app_db("db-2", "SELECT count(*) FROM t") != "3" and time.time() < deadline:
         time.sleep(0.5)
     assert db.on_pod_app_db("db-2", "SELECT count(*) FROM t") == "3"
+
+
+def test_a_replica_whose_pod_is_gone_while_wal_moves_past_wal_keep_size_streams_again(db):
+    started(db, instances=3)
+    db.app("CREATE TABLE t (id integer PRIMARY KEY)")
+    db.cluster.kubectl("delete", "pod", "db-3", "-n", db.namespace, "--wait=true", "--timeout=120s")
+    time.sleep(5)  # the primary's manager has seen db-3's Pod go (it looks every second)
+    slots = db.on_pod("db-1", "SELECT slot_name FROM pg_replication_slots ORDER BY 1").split()
+    assert slots == ["_opctl_db_2", "_opctl_db_3"], slots
+    # More WAL than wal_keep_size (128 MB) keeps, checkpointed: what no slot holds is removed.
+    for n in range(1, 13):
+        db.app(f"INSERT INTO t VALUES ({n})")
+        db.on_pod("db-1", "SELECT pg_switch_wal()")
+    db.on_pod("db-1", "CHECKPOINT")
+    db.on_pod("db-1", "CHECKPOINT")
+    db.settle(timeout=240, what="db-3 recreated and streaming")
+    assert db.pod_names() == ["db-1", "db-2", "db-3"]
+    deadline = time.time() + 60
+    while db.on_pod_app_db("db-3", "SELECT count(*) FROM t") != "12" and time.time() < deadline:
+        time.sleep(0.5)
+    assert db.on_pod_app_db("db-3", "SELECT count(*) FROM t") == "12"
+    # It streamed from where it stopped: its volume kept its data, nothing was set aside or cloned anew.
+    aside = db.cluster.kubectl("exec", "db-3", "-n", db.namespace, "-c", "postgres", "--", "bash", "-c",
+                               'ls -d "$PGDATA".* 2>/dev/null | wc -l').stdout.strip()
+    assert aside == "0", aside

@@ -29,3 +29,22 @@ def test_bad_cluster_specs_are_rejected_with_file_line_and_field(cluster, namesp
     result = cluster.reconcile("--path", str(root))
     assert result.returncode == 2 and "nothing was applied" in result.stderr
     assert not cluster.exists("clusters.opctl.io", "db", "-n", namespace)
+
+
+def test_more_instances_than_the_replication_limits_allow_are_refused_by_opctl_and_by_the_api(cluster, namespace,
+                                                                                                manifests):
+    # opctl instance sizes max_wal_senders and max_replication_slots for 32 instances (opctl-cluster-kind(5)).
+    spec = "apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: db\n  namespace: {}\nspec:\n" \
+           "  instances: {}\n  storage:\n    size: 1Gi\n"
+    root = manifests({"db.yaml": spec.format(namespace, 33)})
+    validate = cluster.opctl("validate", "--path", str(root))
+    assert validate.returncode == 2, validate.stdout + validate.stderr
+    assert "db.yaml:7: spec.instances: must be at most 32" in validate.stdout + validate.stderr
+    result = cluster.reconcile("--path", str(root))
+    assert result.returncode == 2 and "nothing was applied" in result.stderr
+    assert not cluster.exists("clusters.opctl.io", "db", "-n", namespace)
+    # The CRD's schema says so too, for a Cluster written by another client.
+    refused = cluster.kubectl("apply", "-f", "-", input=spec.format(namespace, 33), check=False)
+    assert refused.returncode != 0 and "spec.instances" in refused.stderr, refused.stderr
+    accepted = cluster.kubectl("apply", "--dry-run=server", "-f", "-", input=spec.format(namespace, 32), check=False)
+    assert accepted.returncode == 0, accepted.stderr

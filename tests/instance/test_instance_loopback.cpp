@@ -16,11 +16,13 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "instance/instance_manager.hpp"
 #include "instance/postgres_settings.hpp"
+#include "instance/wal_archive_owner.hpp"
 #include "process/child_process.hpp"
 
 namespace opctl::instance {
@@ -473,6 +475,55 @@ TEST_CASE(
   for (const auto& entry : fs::directory_iterator(fs::path(b.identity.pgdata).parent_path()))
     set_aside = set_aside || entry.path().filename().string().starts_with("pgdata.unstreamable-");
   CHECK(set_aside);
+}
+
+TEST_CASE(
+    "a WAL archive is marked with its Cluster, and a primary of another Cluster archives nothing into it") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  fs::path archive = loopback.root() / "archive";
+  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  a.identity.wal_archive_dir = archive.string();
+  a.environment.inputs.cluster_uid = "uid-of-db";
+  a.restart_manager();
+  step_until({&a}, [&] { return a.ready(); });
+  superuser_sql(a, "SELECT pg_switch_wal()");
+  step_until({&a},
+             [&] { return superuser_sql(a, "SELECT archived_count > 0 FROM pg_stat_archiver") == "t"; });
+  auto owner = read_archive_owner(archive.string());
+  REQUIRE(owner.has_value());
+  CHECK(owner->cluster == "test/db");
+  CHECK(owner->uid == "uid-of-db");
+  CHECK(owner->system == superuser_sql(a, "SELECT system_identifier FROM pg_control_system()"));
+  auto archived = [&] {
+    std::set<std::string> names;
+    for (const auto& entry : fs::directory_iterator(archive))
+      names.insert(entry.path().filename().string());
+    return names;
+  };
+  const auto archived_by_db = archived();
+
+  // Another Cluster (a restore that named the original's archive) runs a primary on the same archive.
+  Node& b = loopback.add("other-1", port_b, port_b, Role::primary);
+  b.identity.cluster = "other";
+  b.identity.wal_archive_dir = archive.string();
+  b.environment.inputs.cluster_uid = "uid-of-other";
+  b.restart_manager();
+  step_until({&b}, [&] {
+    return b.report().error.find("belongs to Cluster test/db (uid uid-of-db") != std::string::npos;
+  });
+  CHECK(b.ready());  // it serves; only archiving stops
+  superuser_sql(b, "SELECT pg_switch_wal()");
+  step_until({&b}, [&] { return superuser_sql(b, "SELECT failed_count > 0 FROM pg_stat_archiver") == "t"; });
+  CHECK(superuser_sql(b, "SELECT archived_count FROM pg_stat_archiver") == "0");
+  // db's archive holds what db archived; nothing of the other's was copied or overwritten.
+  auto now = archived();
+  for (const auto& name : archived_by_db)
+    CHECK(now.contains(name));
+  CHECK(read_archive_owner(archive.string())->uid == "uid-of-db");
+  for (int i = 0; i < 3; ++i)
+    a.step();
+  CHECK(a.report().error.empty());
 }
 
 }  // namespace

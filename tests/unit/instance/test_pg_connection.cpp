@@ -6,12 +6,12 @@
 namespace opctl::instance {
 namespace {
 
-TEST_CASE("a server message is published on one line, at most 300 characters", "[instance]") {
+TEST_CASE("a server message is published on one line, at most 500 characters", "[instance]") {
   CHECK(publishable_message("FATAL:  password authentication failed\nDETAIL:  x\r\n") ==
         "FATAL:  password authentication failed DETAIL:  x");
   CHECK(publishable_message("a\tb\x1b[31mc") == "a b [31mc");
   std::string long_text(1000, 'x');
-  CHECK(publishable_message(long_text).size() == 300);
+  CHECK(publishable_message(long_text).size() == 500);
   CHECK(publishable_message(long_text).ends_with("..."));
 }
 

@@ -68,11 +68,14 @@ TEST_CASE("with a WAL archive directory the primary archives each segment there,
   auto command = postgres_command(identity, false);
   CHECK(has(command, "archive_mode=on"));
   CHECK(has(command, "archive_timeout=60s"));
-  CHECK(has(command, "archive_command=" + archive_command("/backups/nightly/wal")));
-  CHECK(archive_command("/backups/nightly/wal") ==
-        "if [ -f '/backups/nightly/wal'/%f ]; then cmp -s %p '/backups/nightly/wal'/%f; else cp %p "
-        "'/backups/nightly/wal'/.%f.partial && sync '/backups/nightly/wal'/.%f.partial && mv "
-        "'/backups/nightly/wal'/.%f.partial '/backups/nightly/wal'/%f; fi");
+  CHECK(has(command,
+            "archive_command=" + archive_command("/backups/nightly/wal", "/run/opctl/wal-archive-allowed")));
+  // Nothing is copied until the manager has checked that the archive is this Cluster's.
+  CHECK(archive_command("/backups/nightly/wal", "/run/opctl/wal-archive-allowed") ==
+        "test -f '/run/opctl/wal-archive-allowed' && if [ -f '/backups/nightly/wal'/%f ]; then cmp -s %p "
+        "'/backups/nightly/wal'/%f; else cp %p '/backups/nightly/wal'/.%f.partial && sync "
+        "'/backups/nightly/wal'/.%f.partial && mv '/backups/nightly/wal'/.%f.partial "
+        "'/backups/nightly/wal'/%f; fi");
   CHECK(shell_quote("it's") == "'it'\\''s'");
 }
 
