@@ -4,6 +4,7 @@
 
 #include "instance/instance_error.hpp"
 #include "kinds/cluster/cluster_names.hpp"
+#include "kinds/kind_time.hpp"
 #include "kube/api_error.hpp"
 #include "kube/base64.hpp"
 #include "kube/rest_mapper.hpp"
@@ -17,6 +18,8 @@ using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
 inline constexpr const char* k_field_manager = "opctl-instance";
+// How often an unchanged report is written again (opctl.io/reported-at).
+inline constexpr std::chrono::seconds k_heartbeat{10};
 
 kube::ResourceInfo clusters_resource() {
   kube::ResourceInfo info;
@@ -113,19 +116,22 @@ Inputs KubeEnvironment::observe() {
 
 void KubeEnvironment::report(const InstanceReport& report) {
   auto now = SteadyClock::now();
-  if (reported_ == report) return;
+  // Unchanged, it is written again only as a heartbeat.
+  if (reported_ == report && now - reported_at_ < k_heartbeat) return;
   bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
                         reported_->streaming == report.streaming && reported_->timeline == report.timeline;
   if (only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
-  Json annotations = {{names::k_instance_role_annotation, report.role},
-                      {names::k_current_lsn_annotation, value(report.current_lsn)},
-                      {names::k_received_lsn_annotation, value(report.received_lsn)},
-                      {names::k_replay_lsn_annotation, value(report.replay_lsn)},
-                      {names::k_timeline_annotation, value(report.timeline)},
-                      {names::k_streaming_annotation,
-                       report.role == "replica" ? Json(report.streaming ? "true" : "false") : Json(nullptr)},
-                      {names::k_instance_error_annotation, value(report.error)}};
+  Json annotations = {
+      {names::k_instance_role_annotation, report.role},
+      {names::k_current_lsn_annotation, value(report.current_lsn)},
+      {names::k_received_lsn_annotation, value(report.received_lsn)},
+      {names::k_replay_lsn_annotation, value(report.replay_lsn)},
+      {names::k_timeline_annotation, value(report.timeline)},
+      {names::k_streaming_annotation,
+       report.role == "replica" ? Json(report.streaming ? "true" : "false") : Json(nullptr)},
+      {names::k_instance_error_annotation, value(report.error)},
+      {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;
   auto pods = kube::core_v1_resource("Pod", "pods", true);

@@ -1,8 +1,9 @@
 // The instance manager's inputs and reports through the Kubernetes API, with
 // the Pod's ServiceAccount (RBAC in opctl-cluster-kind(5)): each observe()
 // lists the Cluster's Pods and reads the Cluster (two requests); the Secrets
-// are read every 10 s; a report patches this Pod's annotations only when
-// something changed (positions at most every 2 s).
+// are read every 10 s; a report patches this Pod's annotations when
+// something changed (positions at most every 2 s), and every 10 s anyway
+// with the time (opctl.io/reported-at), so a stale report shows as such.
 #pragma once
 
 #include <chrono>

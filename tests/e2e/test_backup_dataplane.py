@@ -333,3 +333,44 @@ def test_point_in_time_recovery_restores_exactly_the_rows_committed_before_the_t
     assert set(after) >= {name for name in before if name[8:] >= start[8:]}
     logs = cluster.kubectl("logs", f"job/{taken.stdout.strip()}", "-n", namespace).stdout
     assert f"before {start}, where {second['name']} (the oldest base backup) starts" in logs, logs
+
+
+def test_a_restored_cluster_that_names_its_sources_wal_archive_archives_nothing_into_it(cluster, namespace,
+                                                                                       manifests):
+    db = PgCluster(cluster, namespace, manifests)
+    files = {"db.yaml": cluster_yaml(namespace, instances=1, extra="  walArchive:\n    backup: snap\n"),
+             "store.yaml": store_yaml(namespace),
+             "backup.yaml": backup_yaml(namespace, "snap", '  schedule: "0 3 * * *"\n  suspend: true\n')}
+    started_with_rows(db, files, 100)
+    taken = cluster.opctl("backup", "snap", "--now", "-n", namespace, "--kubeconfig", cluster.kubeconfig)
+    assert taken.returncode == 0, taken.stderr
+    wait_for_job(db, taken.stdout.strip())
+    store = Store(cluster, namespace)
+    uid = db.resource()["metadata"]["uid"]
+    owner = store.sh("cat /backups/snap/wal/.opctl-archive-owner")
+    assert owner.split() == ["cluster", f"{namespace}/db", "uid", uid, "system",
+                             db.on_pod("db-1", "SELECT system_identifier FROM pg_control_system()")], owner
+
+    # A copy restored from snap whose own walArchive names snap too: same database system, another Cluster.
+    copy = PgCluster(cluster, namespace, manifests, name="copy")
+    files["copy.yaml"] = cluster_yaml(namespace, name="copy", instances=1,
+                                      extra=RESTORE_FROM.format("snap") + "  walArchive:\n    backup: snap\n")
+    copy.write_files(files)
+    copy.settle()
+    copy.passes_until(lambda: f"belongs to Cluster {namespace}/db (uid {uid}" in
+                      copy.condition("InstanceErrors").get("message", ""),
+                      "the copy's InstanceErrors condition naming db as the archive's owner", timeout=120)
+    assert copy.app("SELECT count(*) FROM t") == "100"  # it serves; only archiving is refused
+    segment = copy.on_pod("copy-1", "SELECT pg_walfile_name(pg_switch_wal())")
+    deadline = time.time() + 30
+    while copy.on_pod("copy-1", "SELECT failed_count FROM pg_stat_archiver") == "0" and time.time() < deadline:
+        time.sleep(1)
+    assert copy.on_pod("copy-1", "SELECT archived_count FROM pg_stat_archiver") == "0"
+    assert segment not in store.sh("ls -1 /backups/snap/wal").split()
+    assert store.sh("cat /backups/snap/wal/.opctl-archive-owner") == owner
+    # The source still archives there.
+    mine = db.on_pod("db-1", "SELECT pg_walfile_name(pg_switch_wal())")
+    deadline = time.time() + 90
+    while mine not in store.sh("ls -1 /backups/snap/wal").split():
+        assert time.time() < deadline, f"{mine} was not archived to /backups/snap/wal in 90 s"
+        time.sleep(1)

@@ -35,6 +35,9 @@ inline constexpr const char* k_received_lsn_annotation = "opctl.io/received-lsn"
 inline constexpr const char* k_replay_lsn_annotation = "opctl.io/replay-lsn";
 inline constexpr const char* k_lsn_annotation = "opctl.io/lsn";
 inline constexpr const char* k_instance_error_annotation = "opctl.io/instance-error";
+// When the manager last reported (RFC 3339, its clock): at least every 10 s
+// while it runs, so a pass can tell a live report from a stale one.
+inline constexpr const char* k_reported_at_annotation = "opctl.io/reported-at";
 // Written by `opctl promote CLUSTER INSTANCE` on the Cluster: INSTANCE, optionally "@" and a nonce.
 inline constexpr const char* k_promote_annotation = "opctl.io/promote";
 
