@@ -100,7 +100,7 @@ std::optional<WalArchive> ClusterPass::wal_archive(BackupProblem& problem) const
 std::vector<ReplicaReport> ClusterPass::replica_reports(const std::string& except) const {
   std::vector<ReplicaReport> reports;
   for (const auto& [serial, instance] : view_.instances)
-    if (instance.name != except) reports.push_back(instance.report());
+    if (instance.name != except) reports.push_back(instance.report(now_));
   return reports;
 }
 

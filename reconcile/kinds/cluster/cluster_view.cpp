@@ -1,5 +1,7 @@
 #include "kinds/cluster/cluster_view.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "kinds/cluster/cluster_names.hpp"
@@ -52,6 +54,13 @@ bool pod_ready(const Json& pod) {
   return !is_terminating(pod) && has_condition(pod, "Ready");
 }
 
+bool on_unready_node(const Json& pod) {
+  // The kubelet sets Ready from ContainersReady (the instances have no
+  // readiness gates); only the node lifecycle controller turns Ready off
+  // alone, when the Pod's node stops reporting.
+  return !has_condition(pod, "Ready") && has_condition(pod, "ContainersReady");
+}
+
 JobState job_state(const Json& job) {
   if (has_condition(job, "Complete")) return JobState::succeeded;
   if (has_condition(job, "Failed")) return JobState::failed;
@@ -96,7 +105,7 @@ bool Instance::promotable() const {
          annotation_of(*pod, k_instance_role_annotation) == k_role_replica;
 }
 
-ReplicaReport Instance::report() const {
+ReplicaReport Instance::report(TimePoint now) const {
   ReplicaReport report;
   report.name = name;
   report.ready = promotable();
@@ -104,6 +113,14 @@ ReplicaReport Instance::report() const {
     report.error = annotation_of(*pod, k_instance_error_annotation);
     report.received = lsn_annotation(*pod, k_received_lsn_annotation);
     report.replayed = lsn_annotation(*pod, k_replay_lsn_annotation);
+    if (on_unready_node(*pod)) report.unpromotable = "its node is not Ready";
+    // Managers older than opctl.io/reported-at write none: their reports count as fresh.
+    if (auto reported = parse_time(annotation_of(*pod, k_reported_at_annotation))) {
+      auto age = std::chrono::duration_cast<std::chrono::seconds>(now - *reported);
+      if (age > k_report_freshness)
+        report.unpromotable = fmt::format("its last report is {}s old (reported-at {})", age.count(),
+                                          annotation_of(*pod, k_reported_at_annotation));
+    }
   }
   return report;
 }

@@ -18,6 +18,9 @@ std::string annotation_of(const model::Json& object, const char* key);
 bool is_terminating(const model::Json& object);
 // The Pod's Ready condition is True (and the Pod is not being deleted).
 bool pod_ready(const model::Json& pod);
+// The Pod's node is not Ready: the node controller marked the Pod not Ready
+// while its containers were last seen ready.
+bool on_unready_node(const model::Json& pod);
 // The Pod's postgres container is running (the instance manager is up).
 bool postgres_running(const model::Json& pod);
 // When the postgres container last exited non-zero (PostgreSQL died and its
@@ -28,6 +31,9 @@ enum class JobState { running, succeeded, failed };
 JobState job_state(const model::Json& job);
 // The reason a failed Job gives (its Failed condition's message), for the status.
 std::string job_failure(const model::Json& job);
+
+// Three missed heartbeats of the instance manager (it reports every 10 s).
+inline constexpr std::chrono::seconds k_report_freshness{30};
 
 struct Instance {
   int serial = 0;
@@ -42,7 +48,10 @@ struct Instance {
   // A Pod may be (re)created on this volume.
   bool volume_usable() const { return pvc != nullptr && !is_terminating(*pvc); }
   std::string pod_spec_hash() const;
-  ReplicaReport report() const;
+  // Its report as a failover candidate, judged at `now`: a report the manager
+  // last wrote more than k_report_freshness ago is stale (the manager hangs,
+  // or its node is cut off from the API server) and makes it unpromotable.
+  ReplicaReport report(TimePoint now) const;
 };
 
 struct ClusterView {

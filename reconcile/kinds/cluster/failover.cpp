@@ -37,11 +37,29 @@ std::vector<ReplicaReport> rank_candidates(std::vector<ReplicaReport> reports) {
 
 Election elect_primary(const std::vector<ReplicaReport>& replicas) {
   std::vector<ReplicaReport> ready;
-  std::copy_if(replicas.begin(), replicas.end(), std::back_inserter(ready),
-               [](const auto& r) { return r.ready; });
-  if (ready.empty()) return {std::nullopt, "NoReadyReplica", "no replica is Ready to be promoted"};
+  std::vector<std::string> held_back;
+  for (const auto& replica : replicas) {
+    if (replica.ready && replica.unpromotable.empty()) ready.push_back(replica);
+    if (replica.ready && !replica.unpromotable.empty())
+      held_back.push_back(replica.name + ": " + replica.unpromotable);
+  }
+  if (ready.empty())
+    return {std::nullopt, "NoReadyReplica",
+            held_back.empty() ? "no replica is Ready to be promoted"
+                              : fmt::format("no replica can be promoted ({})", fmt::join(held_back, "; "))};
   auto ranked = rank_candidates(std::move(ready));
   const ReplicaReport& best = ranked.front();
+  // A replica that cannot be promoted but last said it had more WAL than the
+  // best candidate may hold commits the candidate lacks: wait for it rather
+  // than lose them (`opctl promote` overrides).
+  for (const auto& replica : replicas)
+    if (replica.ready && !replica.unpromotable.empty() && replica.lsn_known() && ranks_before(replica, best))
+      return {
+          std::nullopt, "UnpromotableReplicaAhead",
+          fmt::format("{} cannot be promoted ({}) and last reported more WAL ({}) than the best candidate {} "
+                      "({}); not promoting a replica that may lack acknowledged commits",
+                      replica.name, replica.unpromotable, describe_position(replica), best.name,
+                      describe_position(best))};
   if (!best.error.empty())
     return {std::nullopt, "ReplicasReportErrors",
             fmt::format("every Ready replica reports an error; the best, {}, reports: {}", best.name,

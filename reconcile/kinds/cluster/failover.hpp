@@ -2,8 +2,8 @@
 // (pkg/postgres/status.go): no reported error first, then the highest received
 // LSN, then the highest replayed LSN, then the name. On top of the ranking,
 // the rules that keep a failover from losing data: only a Ready replica can be
-// promoted, never one that reports an error, and never one whose position is
-// unknown while another replica's is known.
+// promoted, never one that reports an error or whose report is stale, and
+// never one whose position is unknown while another replica's is known.
 #pragma once
 
 #include <optional>
@@ -21,6 +21,9 @@ struct ReplicaReport {
   std::string error;  // the sidecar's error annotation; empty when none
   std::optional<Lsn> received;
   std::optional<Lsn> replayed;
+  // Why it must not be promoted although it looks Ready (its report is stale:
+  // its manager hangs or its node is cut off); empty when nothing speaks against it.
+  std::string unpromotable;
 
   bool lsn_known() const { return received.has_value() || replayed.has_value(); }
 };
@@ -33,7 +36,8 @@ std::vector<ReplicaReport> rank_candidates(std::vector<ReplicaReport> reports);
 
 struct Election {
   std::optional<std::string> winner;
-  std::string reason;   // when there is no winner: NoReadyReplica, ReplicasReportErrors, UnknownReplicaLsn
+  std::string reason;   // when there is no winner: NoReadyReplica, ReplicasReportErrors, UnknownReplicaLsn,
+                        // UnpromotableReplicaAhead
   std::string message;  // for the status, naming the replicas involved
 };
 

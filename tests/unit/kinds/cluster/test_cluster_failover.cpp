@@ -179,3 +179,48 @@ TEST_CASE("a primary still bootstrapping is waited for, not failed over", "[clus
   CHECK(world.status("currentPrimary").empty());
   CHECK(world.primary_pods() == "db-1");
 }
+
+TEST_CASE("a replica whose manager stopped reporting is not promoted; the next one is, if it was not behind",
+          "[cluster][failover]") {
+  World world = healthy_cluster();
+  // Clock 16:00:00. db-3 (the most advanced) last reported 45 s ago: its manager hangs, or its node is cut
+  // off.
+  world.annotate("db-2", "opctl.io/reported-at", "2026-11-29T15:59:55Z");
+  world.annotate("db-3", "opctl.io/reported-at", "2026-11-29T15:59:15Z");
+  world.set_ready("db-1", false);
+  world.pass();
+  CHECK(world.status("currentPrimary") == "db-1");  // db-3 may hold commits db-2 lacks
+  CHECK(world.primary_pods() == "db-1");
+  CHECK(world.status("phaseReason").find("db-3 cannot be promoted (its last report is 45s old") !=
+        std::string::npos);
+
+  SECTION("the stale replica was behind the fresh one: the fresh one is promoted") {
+    world.annotate("db-3", "opctl.io/received-lsn", "0/3000000");
+    world.annotate("db-3", "opctl.io/replay-lsn", "0/3000000");
+    world.pass();
+    CHECK(world.status("currentPrimary") == "db-2");
+    CHECK(world.primary_pods() == "db-2");
+  }
+  SECTION("a report just inside the 30 s is fresh") {
+    world.annotate("db-3", "opctl.io/reported-at", "2026-11-29T15:59:31Z");
+    world.pass();
+    CHECK(world.status("currentPrimary") == "db-3");
+  }
+}
+
+TEST_CASE("a replica on a node that is not Ready is not promoted", "[cluster][failover]") {
+  World world = healthy_cluster();
+  world.set_ready("db-1", false);
+  // The node controller turned db-3's Ready off while its containers were last seen ready; db-3 was ahead.
+  world.pod("db-3")["status"]["conditions"] = Json::array(
+      {{{"type", "Ready"}, {"status", "False"}}, {{"type", "ContainersReady"}, {"status", "True"}}});
+  world.pod("db-3")["status"]["containerStatuses"] =
+      Json::array({{{"name", "postgres"},
+                    {"ready", true},
+                    {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
+  world.annotate("db-3", "opctl.io/instance-role", "replica");
+  world.pass();
+  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.status("phaseReason").find("db-3 cannot be promoted (its node is not Ready)") !=
+        std::string::npos);
+}

@@ -12,7 +12,7 @@ namespace {
 // name, ready, error, received, replayed ("" = not reported)
 ReplicaReport replica(const std::string& name, bool ready, const std::string& error,
                       const std::string& received, const std::string& replayed) {
-  return {name, ready, error, Lsn::parse(received), Lsn::parse(replayed)};
+  return {name, ready, error, Lsn::parse(received), Lsn::parse(replayed), ""};
 }
 
 std::vector<std::string> order(const std::vector<ReplicaReport>& reports) {
@@ -123,4 +123,27 @@ TEST_CASE("a replica that reports an error is not promoted", "[cluster][failover
   auto election = elect_primary({replica("db-2", true, "replication broken", "0/9", "0/9")});
   CHECK_FALSE(election.winner);
   CHECK(election.reason == "ReplicasReportErrors");
+}
+
+TEST_CASE("a replica whose report is stale is never promoted, and one behind it only if it was not ahead",
+          "[cluster][failover]") {
+  // Given the most advanced replica's manager stopped reporting a minute ago, we should elect nobody.
+  auto stale = replica("db-2", true, "", "0/9000000", "0/9000000");
+  stale.unpromotable = "its report is 60s old";
+  auto fresh = replica("db-3", true, "", "0/3000000", "0/3000000");
+  auto behind = elect_primary({stale, fresh});
+  CHECK_FALSE(behind.winner);  // db-2 may hold commits db-3 lacks
+  CHECK(behind.reason == "UnpromotableReplicaAhead");
+  CHECK(behind.message.find("db-2 cannot be promoted (its report is 60s old)") == 0);
+  // Given the stale one was behind the fresh one when it last reported, we should promote the fresh one.
+  stale.received = Lsn::parse("0/1000000");
+  stale.replayed = Lsn::parse("0/1000000");
+  auto election = elect_primary({stale, fresh});
+  REQUIRE(election.winner);
+  CHECK(*election.winner == "db-3");
+  // Given it is the only one, we should elect nobody, and say why.
+  auto alone = elect_primary({stale});
+  CHECK_FALSE(alone.winner);
+  CHECK(alone.reason == "NoReadyReplica");
+  CHECK(alone.message == "no replica can be promoted (db-2: its report is 60s old)");
 }
