@@ -51,7 +51,7 @@ Election elect_primary(const std::vector<ReplicaReport>& replicas) {
   const ReplicaReport& best = ranked.front();
   // A replica that cannot be promoted but last said it had more WAL than the
   // best candidate may hold commits the candidate lacks: wait for it rather
-  // than lose them (`opctl promote` overrides).
+  // than lose them, until it reports again or is gone.
   for (const auto& replica : replicas)
     if (replica.ready && !replica.unpromotable.empty() && replica.lsn_known() && ranks_before(replica, best))
       return {
