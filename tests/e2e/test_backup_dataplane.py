@@ -114,6 +114,13 @@ def termination_manifest(db, job):
     return termination_report(db, job)["artifact"]
 
 
+def wait_until_archived(store, segment, timeout=90):
+    deadline = time.time() + timeout
+    while segment not in store.sh("ls -1 /backups/snap/wal").split():
+        assert time.time() < deadline, f"{segment} was not archived to /backups/snap/wal in {timeout} s"
+        time.sleep(1)
+
+
 def started_with_rows(db, files, rows):
     db.write_files(files)
     db.settle()
@@ -297,10 +304,7 @@ def test_point_in_time_recovery_restores_exactly_the_rows_committed_before_the_t
     db.app("INSERT INTO t SELECT g, 'B' FROM generate_series(151, 200) g")  # after the target
     segment = db.on_pod("db-1", "SELECT pg_walfile_name(pg_switch_wal())")
     store = Store(cluster, namespace)
-    deadline = time.time() + 90
-    while segment not in store.sh("ls -1 /backups/snap/wal").split():
-        assert time.time() < deadline, f"{segment} was not archived to /backups/snap/wal in 90 s"
-        time.sleep(1)
+    wait_until_archived(store, segment)
 
     copy = PgCluster(cluster, namespace, manifests, name="copy")
     files["copy.yaml"] = cluster_yaml(namespace, name="copy", instances=1,
@@ -369,8 +373,4 @@ def test_a_restored_cluster_that_names_its_sources_wal_archive_archives_nothing_
     assert segment not in store.sh("ls -1 /backups/snap/wal").split()
     assert store.sh("cat /backups/snap/wal/.opctl-archive-owner") == owner
     # The source still archives there.
-    mine = db.on_pod("db-1", "SELECT pg_walfile_name(pg_switch_wal())")
-    deadline = time.time() + 90
-    while mine not in store.sh("ls -1 /backups/snap/wal").split():
-        assert time.time() < deadline, f"{mine} was not archived to /backups/snap/wal in 90 s"
-        time.sleep(1)
+    wait_until_archived(store, db.on_pod("db-1", "SELECT pg_walfile_name(pg_switch_wal())"))

@@ -160,13 +160,19 @@ std::string superuser_sql(Node& node, const std::string& sql) {
   return rows.empty() || rows[0].empty() ? "" : rows[0][0];
 }
 
-TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failover with rewind, passwords") {
-  Loopback loopback;
-  const auto [port_a, port_b] = free_ports();
+// db-1, the primary, and db-2, its replica, each the other's peer.
+std::pair<Node&, Node&> primary_and_replica(Loopback& loopback, int port_a, int port_b) {
   Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
   Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
   a.environment.inputs.peers = {"db-2"};
   b.environment.inputs.peers = {"db-1"};
+  return {a, b};
+}
+
+TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failover with rewind, passwords") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
 
   // The primary bootstraps (initdb, roles, app database) before the replica can clone it.
   step_until({&a}, [&] { return a.ready(); });
@@ -378,10 +384,7 @@ TEST_CASE(
     "aside") {
   Loopback loopback;
   const auto [port_a, port_b] = free_ports();
-  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
-  Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
-  a.environment.inputs.peers = {"db-2"};
-  b.environment.inputs.peers = {"db-1"};
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
   a.environment.inputs.min_sync_replicas = 0;
   a.environment.inputs.max_sync_replicas = 1;
   step_until({&a}, [&] { return a.ready(); });
@@ -435,11 +438,8 @@ TEST_CASE(
     "cloned") {
   Loopback loopback;
   const auto [port_a, port_b] = free_ports();
-  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
-  Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
-  a.environment.inputs.peers = {"db-2"};
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
   a.environment.inputs.members = {"db-1", "db-2"};
-  b.environment.inputs.peers = {"db-1"};
   b.options.stream_grace = 3s;
   b.options.rewinds_before_reclone = 2;
   b.restart_manager();
