@@ -56,6 +56,9 @@ class ClusterReconciler : public KindReconciler {
             {"batch", "v1", "Job"}};
   }
 
+  // A failed instance Pod it deletes (failed_pods.cpp).
+  bool records_events() const override { return true; }
+
   std::vector<RelatedRef> related(const Json& parent) const override {
     if (!check_cluster(parent).empty()) return {};
     ClusterSpec spec = parse_cluster_spec(parent);
