@@ -165,6 +165,8 @@ std::vector<Json> ClusterPass::children() const {
       replication_secret_object(spec_, live_secret(replication_secret(spec_.name)), context_.random));
   for (auto& service : build_services(spec_))
     out.push_back(std::move(service));
+  for (auto& budget : build_disruption_budgets(spec_))
+    out.push_back(std::move(budget));
 
   PodTemplate pod_template = desired_template();
   auto role = [&](const std::string& instance) {

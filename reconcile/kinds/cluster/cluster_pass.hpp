@@ -6,7 +6,8 @@
 //
 // The steps live in their own files: cluster_bootstrap.cpp (new cluster,
 // restore), major_upgrade.cpp, cluster_primary.cpp (failover, switchover,
-// restart), failed_pods.cpp, scaling.cpp, rolling_update.cpp, final_backup.cpp.
+// restart), failed_pods.cpp, scaling.cpp, rolling_update.cpp, final_backup.cpp,
+// and the PodDisruptionBudgets in cluster_children.cpp.
 #pragma once
 
 #include <chrono>

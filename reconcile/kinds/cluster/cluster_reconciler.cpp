@@ -53,7 +53,8 @@ class ClusterReconciler : public KindReconciler {
             {"", "v1", "ServiceAccount"},
             {"rbac.authorization.k8s.io", "v1", "Role"},
             {"rbac.authorization.k8s.io", "v1", "RoleBinding"},
-            {"batch", "v1", "Job"}};
+            {"batch", "v1", "Job"},
+            {"policy", "v1", "PodDisruptionBudget"}};
   }
 
   // A failed instance Pod it deletes (failed_pods.cpp).

@@ -166,8 +166,12 @@ TEST_CASE("given a Cluster we should allow its children and status in its namesp
                                                         {"rbac.authorization.k8s.io", "roles"},
                                                         {"rbac.authorization.k8s.io", "rolebindings"},
                                                         {"batch", "jobs"},
+                                                        {"policy", "poddisruptionbudgets"},
                                                         {"opctl.io", "clusters"}})
     CHECK(shop.allows(group, resource, "patch"));
+  // Its PodDisruptionBudgets are listed, applied and pruned (below 3 instances, the replicas' one goes).
+  for (const char* verb : {"get", "list", "create", "patch", "delete"})
+    CHECK(shop.allows("policy", "poddisruptionbudgets", verb));
   // The Events it records on the Cluster (a failed instance Pod deleted).
   CHECK(shop.allows("", "events", "create"));
   CHECK(shop.allows("opctl.io", "clusters/status", "patch"));
