@@ -89,7 +89,9 @@ struct ReconcileResult {
   bool keep_unlisted = false;  // set when the reconciler could not decide (errors): delete nothing
   // Observed objects to delete although the parent does not control them
   // (retention deleting Jobs a CronJob made), as the live objects; deleted
-  // with a uid precondition, even when keep_unlisted is set.
+  // with a uid precondition, even when keep_unlisted is set. An owned child
+  // listed here too is deleted once, with this entry's reason
+  // (k_deletion_reason_annotation) in the run report (a failed Pod).
   std::vector<model::Json> deletions;
   // Events to record on the parent once the children are written.
   std::vector<KindEvent> events;
