@@ -127,6 +127,30 @@ TEST_CASE("a failed primary Pod counts as gone: a replica takes over and it retu
   CHECK(world.primary_pods() == "db-3");
 }
 
+TEST_CASE("within failoverDelay a failed primary is recreated in place, as a gone one is",
+          "[cluster][failed][failover]") {
+  // Given failoverDelay 30 and a failed primary, we should not promote yet: the failed Pod is deleted and the
+  // primary comes back on its volume, still the primary, while the delay runs (as for a Pod that is gone).
+  World world(three_instances());
+  world.set_spec("failoverDelay", 30);
+  world.settle();
+  fail(world, "db-1", "Evicted", "The node was low on resource: memory.");
+
+  world.pass();
+  CHECK_FALSE(world.has("Pod", "db-1"));
+  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.reason("Progressing") == "WaitingForFailoverDelay");
+  CHECK(world.status("phaseReason").find("failed (Evicted") != std::string::npos);
+
+  world.pass();
+  REQUIRE(world.has("Pod", "db-1"));
+  CHECK(world.role("db-1") == "primary");
+  world.settle();
+  CHECK(world.phase() == "Healthy");
+  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.primary_pods() == "db-1");
+}
+
 TEST_CASE("a failed Pod already being deleted is not reported again", "[cluster][failed]") {
   // Given the failed Pod's deletion is under way, we should neither delete it again nor record another Event.
   World world(one_instance());
