@@ -27,7 +27,7 @@ Json event_object(const EventSubject& subject, const std::string& type, const st
                   const std::string& message, const std::string& now_rfc3339, long long nanoseconds) {
   std::string text =
       message.size() > k_message_limit ? message.substr(0, k_message_limit - 3) + "..." : message;
-  Json involved = {{"apiVersion", "v1"},
+  Json involved = {{"apiVersion", subject.api_version},
                    {"kind", subject.kind},
                    {"name", subject.name},
                    {"namespace", subject.namespace_name}};

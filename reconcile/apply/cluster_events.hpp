@@ -17,6 +17,7 @@ struct EventSubject {
   std::string name;
   std::string namespace_name;
   std::string uid;
+  std::string api_version = "v1";
 };
 
 class ClusterEvents {

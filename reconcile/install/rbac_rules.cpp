@@ -104,8 +104,8 @@ class Builder {
   }
 
   // A custom resource's reconciler reads and writes the resource and its
-  // status, owns children of its child kinds in the resource's namespace, and
-  // reads related objects by name.
+  // status, owns children of its child kinds in the resource's namespace,
+  // records Events on it (when it says it may), and reads related objects by name.
   void add_custom_kind(const Object& object) {
     if (inputs_.registry == nullptr) return;
     kinds::KindReconciler* reconciler = inputs_.registry->find(object.gvk());
@@ -117,6 +117,7 @@ class Builder {
     for (const auto& gvk : reconciler->child_kinds())
       if (auto child = resource(gvk, object)) rules.allow(child->api_group, child->resource, k_manage_verbs);
     add_child_rbac(*reconciler, object, rules);
+    if (reconciler->records_events()) rules.allow("", "events", {"create"});  // on the resource itself
     std::vector<kinds::RelatedRef> related;
     try {
       related = reconciler->related(object.body());

@@ -70,6 +70,15 @@ struct Condition {
   std::string message;
 };
 
+// Something a reconcile did that `kubectl describe` and `kubectl events`
+// should tell (a failed instance Pod deleted): the runner records it as a
+// Kubernetes Event on the parent. Recording never fails the round.
+struct KindEvent {
+  std::string type;    // Normal or Warning
+  std::string reason;  // UpperCamelCase
+  std::string message;
+};
+
 struct ReconcileResult {
   // Every child that should exist, as a full object to server-side apply
   // (apiVersion, kind, metadata.name, namespace defaults to the parent's).
@@ -80,8 +89,12 @@ struct ReconcileResult {
   bool keep_unlisted = false;  // set when the reconciler could not decide (errors): delete nothing
   // Observed objects to delete although the parent does not control them
   // (retention deleting Jobs a CronJob made), as the live objects; deleted
-  // with a uid precondition, even when keep_unlisted is set.
+  // with a uid precondition, even when keep_unlisted is set. An owned child
+  // listed here too is deleted once, with this entry's reason
+  // (k_deletion_reason_annotation) in the run report (a failed Pod).
   std::vector<model::Json> deletions;
+  // Events to record on the parent once the children are written.
+  std::vector<KindEvent> events;
   // Status fields to write (the runner adds observedGeneration and conditions).
   model::Json status = model::Json::object();
   std::vector<Condition> conditions;
@@ -106,6 +119,9 @@ class KindReconciler {
   virtual std::vector<model::GroupVersionKind> child_kinds() const = 0;
   // Related objects to read before reconcile(); default none.
   virtual std::vector<RelatedRef> related(const model::Json& /*parent*/) const { return {}; }
+  // Whether reconcile() may return events (opctl install then grants `create events` in the parent's
+  // namespace); default no.
+  virtual bool records_events() const { return false; }
   virtual ReconcileResult reconcile(const Observed& observed, Context& context) = 0;
   // Spec problems of a resource as written in the manifests (opctl validate,
   // and before apply), with file:line from object.line_of().

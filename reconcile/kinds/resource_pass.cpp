@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "apply/cluster_events.hpp"
 #include "kinds/child_writer.hpp"
 #include "kinds/conditions.hpp"
 #include "kube/api_error.hpp"
@@ -123,6 +124,17 @@ bool ResourcePass::write_status(const Json& status) {
   return false;
 }
 
+std::string ResourcePass::record_events(const ReconcileResult& result) {
+  if (result.events.empty()) return "";
+  std::string refused;
+  apply::ClusterEvents events(client_, [&](const std::string& warning) { refused = warning; });
+  apply::EventSubject subject{parent_.kind, parent_.name, parent_.namespace_name, parent_.uid,
+                              parent_.api_version};
+  for (const auto& event : result.events)
+    events.record(subject, event.type, event.reason, event.message);
+  return refused;
+}
+
 Json ResourcePass::status_of(const ReconcileResult& result) const {
   Json status = result.status.is_object() ? result.status : Json::object();
   status["observedGeneration"] = parent_.generation;
@@ -138,6 +150,7 @@ TargetState ResourcePass::write(const ReconcileResult& result) {
                        {target_.key.to_string(), options_.delete_propagation, target_.wave,
                         options_.first_round, options_.stop_requested});
   children.write(result, observed_.children);
+  std::string events_refused = record_events(result);
   // Status first: dropping the last finalizer may delete the parent at once.
   bool written = write_status(status_of(result)) && write_finalizers(result);
   TargetState state;
@@ -152,6 +165,7 @@ TargetState ResourcePass::write(const ReconcileResult& result) {
   }
   if (children.failed()) state.summary += "; some children could not be applied or deleted";
   if (!written) state.summary += "; " + write_error_;
+  if (!events_refused.empty()) state.summary += "; " + events_refused;
   return state;
 }
 

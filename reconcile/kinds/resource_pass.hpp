@@ -2,7 +2,8 @@
 // children (one LIST per child kind, by the owner-uid label) and the related
 // objects, call reconcile(), write the children (child_writer.hpp), the
 // status subresource with observedGeneration and conditions, and the
-// finalizers. Internal to the kinds layer.
+// finalizers, and the Events the reconciler asked for, on the parent. Internal
+// to the kinds layer.
 #pragma once
 
 #include <chrono>
@@ -53,6 +54,8 @@ class ResourcePass {
   void read_related();
   TargetState write(const ReconcileResult& result);
   bool write_finalizers(const ReconcileResult& result);
+  // Records the result's Events; what kept them from being recorded, or empty.
+  std::string record_events(const ReconcileResult& result);
   bool write_status(const model::Json& status);
   model::Json status_of(const ReconcileResult& result) const;
   TargetState degrade(const std::string& reason, const std::string& message);

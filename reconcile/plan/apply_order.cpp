@@ -83,6 +83,8 @@ int kind_rank(const model::GroupVersionKind& gvk) {
       {"ConfigMap", 6},
       {"LimitRange", 6},
       {"ResourceQuota", 6},
+      // Before the workloads it protects, as Helm orders it: no eviction finds them unprotected.
+      {"PodDisruptionBudget", 6},
       {"PersistentVolume", 7},
       {"PersistentVolumeClaim", 7},
       {"Service", 8},

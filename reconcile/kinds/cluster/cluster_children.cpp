@@ -92,6 +92,16 @@ Json service(const ClusterSpec& spec, const std::string& name, Json selector) {
                                     {"protocol", "TCP"}}})}}}};
 }
 
+Json disruption_budget(const ClusterSpec& spec, const std::string& name, const char* role,
+                       int min_available) {
+  return {{"apiVersion", "policy/v1"},
+          {"kind", "PodDisruptionBudget"},
+          {"metadata", child_metadata(spec, name)},
+          {"spec",
+           {{"minAvailable", min_available},
+            {"selector", {{"matchLabels", {{k_cluster_label, spec.name}, {k_role_label, role}}}}}}}};
+}
+
 }  // namespace
 
 Json child_metadata(const ClusterSpec& spec, const std::string& name) {
@@ -201,6 +211,14 @@ std::vector<Json> build_services(const ClusterSpec& spec) {
       service(spec, rw_service(spec.name), {{k_cluster_label, spec.name}, {k_role_label, k_role_primary}}),
       service(spec, ro_service(spec.name), {{k_cluster_label, spec.name}, {k_role_label, k_role_replica}}),
       service(spec, r_service(spec.name), {{k_cluster_label, spec.name}})};
+}
+
+std::vector<Json> build_disruption_budgets(const ClusterSpec& spec) {
+  std::vector<Json> budgets = {disruption_budget(spec, primary_pdb(spec.name), k_role_primary, 1)};
+  // With 2 instances the replicas' budget would be minAvailable 0, which allows every eviction anyway.
+  if (int replicas_left = spec.instances - 2; replicas_left >= 1)
+    budgets.push_back(disruption_budget(spec, replica_pdb(spec.name), k_role_replica, replicas_left));
+  return budgets;
 }
 
 std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {

@@ -1,6 +1,6 @@
 // The children of a Cluster as full objects to server-side apply: instance
-// Pods and PVCs, the three Services, and the ServiceAccount the instances'
-// sidecar runs as. The runner adds the ownerReference and the owner-uid label.
+// Pods and PVCs, the three Services, the PodDisruptionBudgets, and the
+// ServiceAccount the instances' sidecar runs as. The runner adds the ownerReference and the owner-uid label.
 //
 // Pod and PVC specs are (mostly) immutable, so a child that already exists is
 // carried over from the live object with only its labels and annotations
@@ -43,6 +43,12 @@ model::Json carry_over_pvc(const ClusterSpec& spec, const model::Json& live, boo
 
 // -rw (the primary), -ro (the replicas), -r (every instance).
 std::vector<model::Json> build_services(const ClusterSpec& spec);
+// The PodDisruptionBudgets CloudNativePG keeps (pkg/specs/poddisruptionbudget.go),
+// so that a drain never evicts the primary, nor more than one replica at a time:
+// <name>-primary (minAvailable 1, even with one instance, so its node's drain
+// waits) and, from 3 instances on, <name> for the replicas (minAvailable
+// instances - 2). Evictions only: the pass itself deletes Pods regardless.
+std::vector<model::Json> build_disruption_budgets(const ClusterSpec& spec);
 // ServiceAccount, Role and RoleBinding for the instances' sidecar: read and
 // patch Pods (its own annotations), read the Cluster and its two Secrets.
 std::vector<model::Json> build_instance_rbac(const ClusterSpec& spec);

@@ -48,5 +48,11 @@ std::string major_upgrade_job(const std::string& cluster, int to_major) {
 std::string final_backup_job(const std::string& cluster) {
   return cluster + "-final-backup";
 }
+std::string primary_pdb(const std::string& cluster) {
+  return cluster + "-primary";
+}
+std::string replica_pdb(const std::string& cluster) {
+  return cluster;
+}
 
 }  // namespace opctl::kinds::cluster

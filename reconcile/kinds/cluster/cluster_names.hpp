@@ -63,5 +63,9 @@ std::string replication_secret(const std::string& cluster);
 std::string restore_job(const std::string& cluster, int serial);
 std::string major_upgrade_job(const std::string& cluster, int to_major);
 std::string final_backup_job(const std::string& cluster);
+// The PodDisruptionBudgets, named as CloudNativePG names them: "<cluster>-primary" and "<cluster>" (the
+// replicas).
+std::string primary_pdb(const std::string& cluster);
+std::string replica_pdb(const std::string& cluster);
 
 }  // namespace opctl::kinds::cluster

@@ -50,6 +50,8 @@ ReconcileResult ClusterPass::run() {
   result.keep_unlisted = !plan_.emit_children;
   result.requeue_after = plan_.requeue;
   result.children = plan_.emit_children ? children() : plan_.jobs;
+  result.deletions = plan_.deletions;
+  result.events = plan_.events;
   if (!plan_.degraded.empty() && (plan_.phase.empty() || plan_.phase == "Healthy")) {
     plan_.phase = "Degraded";
     plan_.phase_reason = plan_.degraded_message;
@@ -73,8 +75,11 @@ void ClusterPass::reconcile_running() {
   plan_.finalizers = {k_final_backup_finalizer};
   if (BackupProblem problem; !spec_.wal_archive_backup.empty() && !wal_archive(problem))
     degrade(problem.reason, problem.message + "; the instances run without WAL archiving until it exists");
+  record_failed_pods();
   if (bootstrap() || major_upgrade() || !manage_primary()) return;
-  if (scale_down() || wait_for_instances() || scale_up() || rolling_update() || promote_request()) return;
+  if (recreate_failed_pods() || scale_down() || wait_for_instances() || scale_up() || rolling_update() ||
+      promote_request())
+    return;
   progress(
       "Healthy", "",
       fmt::format("{} instances Ready, {} is the primary", view_.instances.size(), status_.current_primary));
@@ -160,6 +165,8 @@ std::vector<Json> ClusterPass::children() const {
       replication_secret_object(spec_, live_secret(replication_secret(spec_.name)), context_.random));
   for (auto& service : build_services(spec_))
     out.push_back(std::move(service));
+  for (auto& budget : build_disruption_budgets(spec_))
+    out.push_back(std::move(budget));
 
   PodTemplate pod_template = desired_template();
   auto role = [&](const std::string& instance) {

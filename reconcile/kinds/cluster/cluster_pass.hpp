@@ -1,11 +1,13 @@
 // One reconcile pass over a Cluster: from the observed children and the
 // state kept in status, decide the one next step (bootstrap, restore, major
-// upgrade, failover, switchover, scale, rolling update) and the children that
-// express it. Level-based: nothing is remembered between passes but status.
+// upgrade, failover, switchover, failed Pods, scale, rolling update) and the
+// children that express it. Level-based: nothing is remembered between
+// passes but status.
 //
 // The steps live in their own files: cluster_bootstrap.cpp (new cluster,
 // restore), major_upgrade.cpp, cluster_primary.cpp (failover, switchover,
-// restart), scaling.cpp, rolling_update.cpp, final_backup.cpp.
+// restart), failed_pods.cpp, scaling.cpp, rolling_update.cpp, final_backup.cpp,
+// and the PodDisruptionBudgets in cluster_children.cpp.
 #pragma once
 
 #include <chrono>
@@ -51,6 +53,8 @@ struct Plan {
 
   bool emit_children = true;  // false: list only `jobs` and delete nothing
   std::vector<std::string> finalizers;
+  std::vector<model::Json> deletions;  // failed Pods, with why (they are unlisted children too)
+  std::vector<KindEvent> events;
 };
 
 class ClusterPass {
@@ -70,6 +74,7 @@ class ClusterPass {
   bool upgrade_job_step();
   void keep_last_upgrade_job();
   bool manage_primary();  // false while the primary is being set up, moved or restarted
+  bool recreate_failed_pods();
   bool scale_down();
   bool wait_for_instances();
   bool scale_up();
@@ -77,6 +82,9 @@ class ClusterPass {
   bool supervised_primary_update();
   void update_primary();
   bool promote_request();
+
+  // Failed Pods: what is deleted and why (failed_pods.cpp).
+  void record_failed_pods();
 
   // Primary changes.
   void adopt_primary_if_unknown();

@@ -17,6 +17,8 @@ namespace {
 
 std::string describe_unhealthy(const Instance* instance) {
   if (instance == nullptr || instance->pod == nullptr) return "gone";
+  // A failed Pod is gone too: the pass deletes it and recreates it on its volume (failed_pods.cpp).
+  if (instance->has_failed_pod()) return fmt::format("failed ({})", pod_failure(*instance->pod));
   if (!instance->has_live_pod()) return "being deleted";
   return "not Ready";
 }
@@ -96,6 +98,14 @@ bool ClusterPass::manage_primary() {
       crashed ? "crashed (PostgreSQL exited; its container restarted)" : describe_unhealthy(primary);
   if (replicas.empty()) {
     status_.failing_since.clear();
+    if (primary != nullptr && primary->has_failed_pod()) {
+      progress("WaitingForPrimary", "RecreatingFailedPod",
+               fmt::format("the primary {} is {}; deleting its Pod to recreate it on its volume (there is no "
+                           "replica to fail over to)",
+                           target, state));
+      requeue(std::chrono::seconds(5));
+      return false;
+    }
     progress("WaitingForPrimary", "PrimaryNotReady",
              fmt::format("the primary {} is {} and there is no replica to fail over to", target, state));
     requeue(std::chrono::seconds(10));

@@ -53,8 +53,12 @@ class ClusterReconciler : public KindReconciler {
             {"", "v1", "ServiceAccount"},
             {"rbac.authorization.k8s.io", "v1", "Role"},
             {"rbac.authorization.k8s.io", "v1", "RoleBinding"},
-            {"batch", "v1", "Job"}};
+            {"batch", "v1", "Job"},
+            {"policy", "v1", "PodDisruptionBudget"}};
   }
+
+  // A failed instance Pod it deletes (failed_pods.cpp).
+  bool records_events() const override { return true; }
 
   std::vector<RelatedRef> related(const Json& parent) const override {
     if (!check_cluster(parent).empty()) return {};

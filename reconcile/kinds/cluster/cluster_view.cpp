@@ -61,6 +61,18 @@ bool on_unready_node(const Json& pod) {
   return !has_condition(pod, "Ready") && has_condition(pod, "ContainersReady");
 }
 
+bool pod_finished(const Json& pod) {
+  std::string phase = pod.value("/status/phase"_json_pointer, "");
+  return phase == "Failed" || phase == "Succeeded";
+}
+
+std::string pod_failure(const Json& pod) {
+  std::string reason = pod.value("/status/reason"_json_pointer, "");
+  std::string message = pod.value("/status/message"_json_pointer, "");
+  if (reason.empty()) reason = pod.value("/status/phase"_json_pointer, "Failed");
+  return message.empty() ? reason : reason + ": " + message;
+}
+
 JobState job_state(const Json& job) {
   if (has_condition(job, "Complete")) return JobState::succeeded;
   if (has_condition(job, "Failed")) return JobState::failed;

@@ -21,6 +21,12 @@ bool pod_ready(const model::Json& pod);
 // The Pod's node is not Ready: the node controller marked the Pod not Ready
 // while its containers were last seen ready.
 bool on_unready_node(const model::Json& pod);
+// The Pod reached a terminal phase (Failed: evicted, past its
+// activeDeadlineSeconds, shut down with its node; or Succeeded): the kubelet
+// never runs its containers again, so only a new Pod brings the instance back.
+bool pod_finished(const model::Json& pod);
+// Why the kubelet failed it, for the status and Events: "Evicted: The node was low on resource: memory.".
+std::string pod_failure(const model::Json& pod);
 // The Pod's postgres container is running (the instance manager is up).
 bool postgres_running(const model::Json& pod);
 // When the postgres container last exited non-zero (PostgreSQL died and its
@@ -41,7 +47,10 @@ struct Instance {
   const model::Json* pod = nullptr;
   const model::Json* pvc = nullptr;
 
-  bool has_live_pod() const { return pod != nullptr && !is_terminating(*pod); }
+  // A Pod that is neither being deleted nor finished: one that runs, or will.
+  bool has_live_pod() const { return pod != nullptr && !is_terminating(*pod) && !pod_finished(*pod); }
+  // A finished Pod not yet being deleted: the pass deletes it, and recreates it on the volume.
+  bool has_failed_pod() const { return pod != nullptr && !is_terminating(*pod) && pod_finished(*pod); }
   bool ready() const { return has_live_pod() && pod_ready(*pod); }
   // May be promoted: Ready, or a running standby whose primary went away.
   bool promotable() const;

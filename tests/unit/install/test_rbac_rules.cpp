@@ -166,8 +166,14 @@ TEST_CASE("given a Cluster we should allow its children and status in its namesp
                                                         {"rbac.authorization.k8s.io", "roles"},
                                                         {"rbac.authorization.k8s.io", "rolebindings"},
                                                         {"batch", "jobs"},
+                                                        {"policy", "poddisruptionbudgets"},
                                                         {"opctl.io", "clusters"}})
     CHECK(shop.allows(group, resource, "patch"));
+  // Its PodDisruptionBudgets are listed, applied and pruned (below 3 instances, the replicas' one goes).
+  for (const char* verb : {"get", "list", "create", "patch", "delete"})
+    CHECK(shop.allows("policy", "poddisruptionbudgets", verb));
+  // The Events it records on the Cluster (a failed instance Pod deleted).
+  CHECK(shop.allows("", "events", "create"));
   CHECK(shop.allows("opctl.io", "clusters/status", "patch"));
   // Its instances' Role and RoleBinding: the rules are already held, and the Role may be bound by name.
   CHECK(shop.allows_named("rbac.authorization.k8s.io", "roles", "bind", "db"));
@@ -189,4 +195,5 @@ TEST_CASE("given a Backup we should allow its CronJob and Jobs and reading its C
   CHECK(shop.allows("opctl.io", "backups/status", "patch"));
   CHECK(shop.allows_named("opctl.io", "clusters", "get", "db"));
   CHECK_FALSE(shop.allows("opctl.io", "clusters", "get"));
+  CHECK_FALSE(shop.allows("", "events", "create"));  // its reconciler records none
 }

@@ -25,6 +25,7 @@ class GadgetReconciler : public kinds::KindReconciler {
  public:
   std::chrono::seconds requeue = 5s;
   bool never_ready = false;
+  std::vector<kinds::KindEvent> events;
 
   GroupVersionKind kind() const override { return {"example.com", "v1", "Gadget"}; }
   std::vector<GroupVersionKind> child_kinds() const override { return {{"", "v1", "ConfigMap"}}; }
@@ -42,6 +43,7 @@ class GadgetReconciler : public kinds::KindReconciler {
     result.status = {{"children", observed.children.size()}};
     result.conditions.push_back({"Ready", ready, ready ? "Made" : "Making", ""});
     if (!ready) result.requeue_after = requeue;
+    result.events = events;
     return result;
   }
   std::vector<opctl::Problem> validate(const Object&) const override { return {}; }
@@ -120,6 +122,29 @@ TEST_CASE("the runner applies the children, writes status, and waits on the cloc
   CHECK(parent["status"]["observedGeneration"] == 3);
   CHECK_THAT(parent["status"]["conditions"].dump(),
              Catch::Contains("\"Ready\"") && Catch::Contains("\"True\""));
+}
+
+TEST_CASE("the Events a reconciler returns are recorded on its resource", "[kind_runner]") {
+  // Given a reconcile that reports what it did, we should create a core Event whose involvedObject is the
+  // custom resource itself (its apiVersion, kind, uid), so kubectl describe shows it.
+  Fixture f;
+  f.gadgets->events = {{"Warning", "InstancePodFailed", "Pod g-1 failed: Evicted; deleting it"}};
+  auto report = f.run(f.gadget(1), false);
+  CHECK(report.result == PassResult::succeeded);
+  auto parent = *f.server.get("example.com", "gadgets", "shop", "g");
+  std::vector<Json> events;
+  for (const auto& request : f.server.requests)
+    if (request.method == "POST" && request.path.starts_with("/api/v1/namespaces/shop/events"))
+      events.push_back(Json::parse(request.body));
+  REQUIRE(events.size() == 1);
+  CHECK(events[0]["type"] == "Warning");
+  CHECK(events[0]["reason"] == "InstancePodFailed");
+  CHECK(events[0]["message"] == "Pod g-1 failed: Evicted; deleting it");
+  CHECK(events[0]["involvedObject"] == Json{{"apiVersion", "example.com/v1"},
+                                            {"kind", "Gadget"},
+                                            {"name", "g"},
+                                            {"namespace", "shop"},
+                                            {"uid", parent["metadata"]["uid"]}});
 }
 
 TEST_CASE("owned children no longer wanted are deleted with their uid as precondition", "[kind_runner]") {

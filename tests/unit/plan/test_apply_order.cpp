@@ -41,6 +41,20 @@ TEST_CASE("within a wave, namespaces and CRDs come first and custom resources la
                                                            "web-svc", "web", "db", "ingress"});
 }
 
+TEST_CASE("a PodDisruptionBudget comes before the workloads it protects", "[plan]") {
+  // Given a budget and the Pods it selects, we should apply the budget first (as Helm does), so no
+  // eviction finds the Pods unprotected; a Cluster's children are written in this order too.
+  std::vector<Object> objects = {
+      make("v1", "Pod", "db-1"),
+      make("apps/v1", "Deployment", "web"),
+      make("policy/v1", "PodDisruptionBudget", "db-primary"),
+      make("v1", "ServiceAccount", "sa"),
+  };
+  auto names = ordered_names(objects);
+  CHECK(std::vector<std::string>(names.begin(), names.begin() + 2) ==
+        std::vector<std::string>{"sa", "db-primary"});
+}
+
 TEST_CASE("roles come before the bindings that name them", "[plan]") {
   std::vector<Object> objects = {
       make("rbac.authorization.k8s.io/v1", "RoleBinding", "rb"),
