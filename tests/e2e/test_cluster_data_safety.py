@@ -107,6 +107,10 @@ def test_a_primary_whose_data_directory_lost_pg_version_refuses_initdb_and_keeps
                     "db-1 refusing initdb, named in the InstanceErrors condition", timeout=180)
     annotation = db.pods()["db-1"]["metadata"]["annotations"]["opctl.io/instance-error"]
     assert "has no PG_VERSION" in annotation and "every file is kept" in annotation, annotation
+    selector = "involvedObject.kind=Cluster,involvedObject.name=db,reason=InstanceReportsError"
+    events = db.get("events", "--field-selector", selector)["items"]
+    assert any(event["type"] == "Warning" and "refusing to run initdb" in event["message"] for event in events), \
+        events
     # Every file is still there, and no empty database serves in its place.
     kept = db.cluster.kubectl("exec", "db-1", "-n", db.namespace, "-c", "postgres", "--", "bash", "-c",
                               'test -f "$PGDATA/global/pg_control" && ls "$PGDATA/base" | wc -l').stdout.strip()

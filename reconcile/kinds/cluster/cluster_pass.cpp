@@ -7,6 +7,7 @@
 #include "kinds/cluster/backup_contract.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_secrets.hpp"
+#include "kinds/conditions.hpp"
 
 namespace opctl::kinds::cluster {
 namespace {
@@ -51,6 +52,7 @@ ReconcileResult ClusterPass::run() {
   result.requeue_after = plan_.requeue;
   result.children = plan_.emit_children ? children() : plan_.jobs;
   result.deletions = plan_.deletions;
+  tell_instance_errors();
   result.events = plan_.events;
   if (!plan_.degraded.empty() && (plan_.phase.empty() || plan_.phase == "Healthy")) {
     plan_.phase = "Degraded";
@@ -224,19 +226,31 @@ Json ClusterPass::instance_states() const {
   return states;
 }
 
-std::vector<Condition> ClusterPass::conditions() const {
-  bool ready = plan_.phase == "Healthy" && plan_.degraded.empty();
-  // What the instance managers report they cannot do (a Secret they refuse, an
-  // initdb they refuse, a clone that fails), by instance; it does not fail a
-  // pass by itself: the phase says whether the Cluster serves.
+std::string ClusterPass::instance_errors() const {
   std::vector<std::string> errors;
   for (const auto& [serial, instance] : view_.instances)
     if (instance.has_live_pod())
       if (std::string error = annotation_of(*instance.pod, k_instance_error_annotation); !error.empty())
         errors.push_back(instance.name + ": " + error);
+  return fmt::format("{}", fmt::join(errors, "; "));
+}
+
+void ClusterPass::tell_instance_errors() {
+  // Once per new message, not on every pass: the condition holds it meanwhile.
+  const Json* live = find_condition(observed_.parent, "InstanceErrors");
+  std::string errors = instance_errors();
+  if (!errors.empty() && (live == nullptr || live->value("message", "") != errors))
+    plan_.events.push_back({"Warning", "InstanceReportsError", errors});
+}
+
+std::vector<Condition> ClusterPass::conditions() const {
+  bool ready = plan_.phase == "Healthy" && plan_.degraded.empty();
+  // What the instance managers report they cannot do (a Secret they refuse, an
+  // initdb they refuse, a clone that fails), by instance; it does not fail a
+  // pass by itself: the phase says whether the Cluster serves.
+  std::string errors = instance_errors();
   return {
-      {"InstanceErrors", !errors.empty(), errors.empty() ? "None" : "InstanceReportsError",
-       fmt::format("{}", fmt::join(errors, "; "))},
+      {"InstanceErrors", !errors.empty(), errors.empty() ? "None" : "InstanceReportsError", errors},
       {"Ready", ready, ready ? "ClusterHealthy" : plan_.phase, plan_.phase_reason},
       {"Progressing", !plan_.progressing.empty(), plan_.progressing.empty() ? "Idle" : plan_.progressing,
        plan_.progressing.empty() ? "" : plan_.phase_reason},

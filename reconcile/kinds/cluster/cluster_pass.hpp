@@ -124,6 +124,10 @@ class ClusterPass {
 
   std::vector<model::Json> children() const;
   std::vector<Condition> conditions() const;
+  // The instances' opctl.io/instance-error annotations, "instance: error" joined by "; ".
+  std::string instance_errors() const;
+  // A Warning Event when that message is new (differs from the live InstanceErrors condition's).
+  void tell_instance_errors();
   model::Json instance_states() const;
 
   const ClusterSpec& spec_;

@@ -253,3 +253,22 @@ TEST_CASE("an error an instance reports is a condition of the Cluster, without f
   CHECK_FALSE(world.condition("Degraded"));
   CHECK(world.phase() == "Healthy");
 }
+
+TEST_CASE("a new instance error is told once as a Warning Event on the Cluster", "[cluster][instance]") {
+  World world = healthy_cluster();
+  auto warnings = [](const opctl::kinds::ReconcileResult& result) {
+    std::vector<std::string> messages;
+    for (const auto& event : result.events)
+      if (event.type == "Warning" && event.reason == "InstanceReportsError")
+        messages.push_back(event.message);
+    return messages;
+  };
+  CHECK(warnings(world.pass()).empty());
+  world.annotate("db-1", "opctl.io/instance-error",
+                 "refusing to run initdb: /var/lib/postgresql/data/pgdata ...");
+  CHECK(warnings(world.pass()) ==
+        std::vector<std::string>{"db-1: refusing to run initdb: /var/lib/postgresql/data/pgdata ..."});
+  CHECK(warnings(world.pass()).empty());  // the condition holds it meanwhile
+  world.annotate("db-2", "opctl.io/instance-error", "pg_basebackup failed");
+  CHECK(warnings(world.pass()).size() == 1);
+}
