@@ -284,8 +284,7 @@ void InstanceManager::rewind_before_following() {
     needs_rewind_ = false;
     throw InstanceError(
         fmt::format("could not stream from the primary after {} rewinds (the WAL it needs is gone from the "
-                    "primary?); the "
-                    "data directory was moved to {} and is cloned anew",
+                    "primary?); the data directory was moved to {} and is cloned anew",
                     options_.rewinds_before_reclone, aside));
   }
   try {
