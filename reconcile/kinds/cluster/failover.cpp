@@ -15,6 +15,12 @@ int compare_descending(const std::optional<Lsn>& a, const std::optional<Lsn>& b)
   return *a > *b ? -1 : 1;
 }
 
+// The furthest position a replica reported (received, else replayed).
+std::optional<Lsn> furthest(const ReplicaReport& report) {
+  if (report.received && report.replayed) return std::max(*report.received, *report.replayed);
+  return report.received ? report.received : report.replayed;
+}
+
 std::string describe_position(const ReplicaReport& report) {
   if (report.received) return "received " + report.received->to_string();
   if (report.replayed) return "replayed " + report.replayed->to_string();
@@ -53,7 +59,8 @@ Election elect_primary(const std::vector<ReplicaReport>& replicas) {
   // best candidate may hold commits the candidate lacks: wait for it rather
   // than lose them, until it reports again or is gone.
   for (const auto& replica : replicas)
-    if (replica.ready && !replica.unpromotable.empty() && replica.lsn_known() && ranks_before(replica, best))
+    if (replica.ready && !replica.unpromotable.empty() && furthest(replica) && furthest(best) &&
+        *furthest(replica) > *furthest(best))
       return {
           std::nullopt, "UnpromotableReplicaAhead",
           fmt::format("{} cannot be promoted ({}) and last reported more WAL ({}) than the best candidate {} "

@@ -141,6 +141,12 @@ TEST_CASE("a replica whose report is stale is never promoted, and one behind it 
   auto election = elect_primary({stale, fresh});
   REQUIRE(election.winner);
   CHECK(*election.winner == "db-3");
+  // Given both at the same position (a synchronous pair), the name does not make the stale one "ahead".
+  stale.received = fresh.received;
+  stale.replayed = fresh.replayed;
+  election = elect_primary({stale, fresh});
+  REQUIRE(election.winner);
+  CHECK(*election.winner == "db-3");
   // Given it is the only one, we should elect nobody, and say why.
   auto alone = elect_primary({stale});
   CHECK_FALSE(alone.winner);
