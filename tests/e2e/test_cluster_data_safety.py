@@ -8,14 +8,19 @@ node with a real PostgreSQL in every instance (the instance manager of localhost
 - minSyncReplicas 0 with maxSyncReplicas 1: when the only standby stops streaming (its packets from the primary
   rejected in its own network namespace), commits do not hang, with no pass running;
 - a replica whose Pod is gone while the primary writes more WAL than wal_keep_size keeps its replication slot, and
-  streams again once a pass recreates it.
+  streams again once a pass recreates it;
+- 12 instances (more than PostgreSQL's default replication limits of 10) are Healthy, every replica streaming;
+- a replica whose instance manager hangs (SIGSTOP from the host) reports nothing for over 30 s and is never the one
+  promoted when the primary's postgres is killed.
 
 Reads back with kubectl and psql (postgres_support.py), never with opctl's own client.
 """
 import base64
+import calendar
 import json
 import os
 import secrets
+import signal
 import subprocess
 import time
 
@@ -124,18 +129,27 @@ def test_a_primary_whose_data_directory_lost_pg_version_refuses_initdb_and_keeps
     assert db.condition("InstanceErrors").get("status") == "False"
 
 
-def instance_netns(db, pod_name):
-    """The network namespace of an instance's Pod, from its instance manager's environment (as root)."""
+def instance_manager_pid(db, pod_name):
+    """The host PID of an instance's manager (`opctl instance run`, PID 1 of its container), found by its
+    environment (as root)."""
     wanted = {f"POD_NAME={pod_name}".encode(), f"NAMESPACE={db.namespace}".encode()}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if cmdline.read().split(b"\0")[1:3] != [b"instance", b"run"]:
+                    continue
             with open(f"/proc/{pid}/environ", "rb") as environ:
                 variables = set(environ.read().split(b"\0"))
-        except OSError:
+        except (OSError, IndexError):
             continue
         if wanted <= variables:
-            return f"/proc/{pid}/ns/net"
-    pytest.fail(f"no process of {pod_name} in namespace {db.namespace} found")
+            return int(pid)
+    pytest.fail(f"no instance manager of {pod_name} in namespace {db.namespace} found")
+
+
+def instance_netns(db, pod_name):
+    """The network namespace of an instance's Pod."""
+    return f"/proc/{instance_manager_pid(db, pod_name)}/ns/net"
 
 
 def test_min_sync_replicas_0_does_not_hold_commits_when_no_standby_streams(db):
@@ -189,3 +203,46 @@ def test_a_replica_whose_pod_is_gone_while_wal_moves_past_wal_keep_size_streams_
     aside = db.cluster.kubectl("exec", "db-3", "-n", db.namespace, "-c", "postgres", "--", "bash", "-c",
                                'ls -d "$PGDATA".* 2>/dev/null | wc -l').stdout.strip()
     assert aside == "0", aside
+
+
+def test_twelve_instances_are_healthy_with_every_replica_streaming(db):
+    # PostgreSQL's default max_wal_senders and max_replication_slots are 10: the primary could not serve 11 replicas.
+    started(db, instances=12)
+    assert db.pod_names() == [f"db-{n}" for n in range(1, 13)]
+    assert db.streaming_replicas("db-1") == sorted(f"db-{n}" for n in range(2, 13))
+    assert db.on_pod("db-1", "SHOW max_wal_senders") == "64"
+    assert db.on_pod("db-12", "SHOW max_replication_slots") == "64"
+    assert db.on_pod("db-1", "SELECT count(*) FROM pg_replication_slots WHERE active") == "11"
+
+
+def report_age(db, pod_name):
+    reported = db.pods()[pod_name]["metadata"]["annotations"]["opctl.io/reported-at"]
+    return time.time() - calendar.timegm(time.strptime(reported, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def test_a_replica_whose_manager_hangs_is_never_promoted(db):
+    started(db, instances=3)
+    db.app("CREATE TABLE t (id integer PRIMARY KEY)")
+    db.app("INSERT INTO t SELECT generate_series(1, 100)")
+    hung = instance_manager_pid(db, "db-2")
+    os.kill(hung, signal.SIGSTOP)  # its PostgreSQL keeps streaming; its reports stop
+    try:
+        deadline = time.time() + 90
+        while report_age(db, "db-2") <= 32:
+            assert time.time() < deadline, "db-2's report did not go stale"
+            time.sleep(2)
+        assert report_age(db, "db-3") < 20
+        db.cluster.kubectl("exec", "db-1", "-n", db.namespace, "-c", "postgres", "--", "bash", "-c",
+                           'kill -9 "$(head -1 "$PGDATA/postmaster.pid")"')
+
+        def never_db_2():
+            assert db.status().get("currentPrimary") != "db-2", db.describe()
+
+        db.passes_until(lambda: db.status().get("currentPrimary") == "db-3", "failed over to db-3", timeout=180,
+                        each_pass=never_db_2)
+        assert db.role("db-2") == "replica"
+    finally:
+        os.kill(hung, signal.SIGCONT)
+    db.settle(timeout=300, what="Healthy on db-3 with db-1 and db-2 streaming from it")
+    assert db.status()["currentPrimary"] == "db-3"
+    assert db.app("SELECT count(*) FROM t") == "100"
