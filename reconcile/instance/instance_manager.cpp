@@ -276,17 +276,13 @@ void InstanceManager::rewind_before_following() {
   // this data needs (see the CHECKPOINT after pg_promote).
   if (primary_answers() && !primary_checkpointed_on_its_timeline())
     throw InstanceError("waiting for the primary's first checkpoint on its new timeline before pg_rewind");
-  if (rewinds_without_streaming_ >= options_.rewinds_before_reclone) {
-    // Rewound again and again, and still it cannot stream: the WAL it needs
-    // is gone from the primary ("no rewind required" cannot bring it back).
-    std::string aside = set_aside("unstreamable");
-    rewinds_without_streaming_ = 0;
-    needs_rewind_ = false;
-    throw InstanceError(
-        fmt::format("could not stream from the primary after {} rewinds (the WAL it needs is gone from the "
-                    "primary?); the data directory was moved to {} and is cloned anew",
-                    options_.rewinds_before_reclone, aside));
-  }
+  // Rewound again and again, and still it cannot stream: the WAL it needs
+  // is gone from the primary ("no rewind required" cannot bring it back).
+  if (rewinds_without_streaming_ >= options_.rewinds_before_reclone)
+    set_aside_to_clone("unstreamable",
+                       fmt::format("could not stream from the primary after {} rewinds (the WAL it needs is "
+                                   "gone from the primary?)",
+                                   options_.rewinds_before_reclone));
   try {
     tools_.rewind();
     needs_rewind_ = false;
@@ -296,15 +292,19 @@ void InstanceManager::rewind_before_following() {
     if (!primary_answers())
       throw InstanceError(std::string("waiting for the primary to rewind from: ") + failure.what());
     if (++rewind_failures_ < options_.rewinds_before_reclone) throw;
-    // pg_rewind cannot make this data follow the primary: keep it aside (every generation), clone anew.
-    std::string aside = set_aside("diverged");
-    rewind_failures_ = 0;
-    needs_rewind_ = false;
-    throw InstanceError(
-        fmt::format("pg_rewind failed {} times ({}); the data directory was moved to {} and is "
-                    "cloned anew from the primary",
-                    options_.rewinds_before_reclone, failure.what(), aside));
+    // pg_rewind cannot make this data follow the primary.
+    set_aside_to_clone("diverged", fmt::format("pg_rewind failed {} times ({})",
+                                               options_.rewinds_before_reclone, failure.what()));
   }
+}
+
+void InstanceManager::set_aside_to_clone(const std::string& why, const std::string& reason) {
+  std::string aside = set_aside(why);
+  rewind_failures_ = 0;
+  rewinds_without_streaming_ = 0;
+  needs_rewind_ = false;
+  throw InstanceError(fmt::format(
+      "{}; the data directory was moved to {} and is cloned anew from the primary", reason, aside));
 }
 
 void InstanceManager::stop_at_once() {

@@ -77,6 +77,8 @@ class InstanceManager {
   void clone_replica();
   // Moves the data directory aside as "<pgdata>.<why>-<UTC time>"; returns the new name.
   std::string set_aside(const std::string& why) const;
+  // Sets the data directory aside (every generation kept) and throws `reason`: the next step clones anew.
+  [[noreturn]] void set_aside_to_clone(const std::string& why, const std::string& reason);
   // The volume has held a database: a marker next to the data directory (not in it).
   void mark_volume_used();
   std::string volume_marker() const;
