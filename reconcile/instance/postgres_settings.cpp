@@ -91,8 +91,8 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   set("hot_standby", "on");
   // One sender and one slot per replica of the largest Cluster, and as many
   // again for base backups (clones, backup Jobs) running beside them.
-  set("max_wal_senders", std::to_string(2 * kinds::cluster::k_max_instances));
-  set("max_replication_slots", std::to_string(2 * kinds::cluster::k_max_instances));
+  set("max_wal_senders", std::to_string(kinds::cluster::k_replication_limit));
+  set("max_replication_slots", std::to_string(kinds::cluster::k_replication_limit));
   // pg_rewind needs hints or checksums; initdb turns checksums on, but a
   // restored or upgraded data directory may lack them.
   set("wal_log_hints", "on");

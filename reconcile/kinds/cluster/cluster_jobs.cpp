@@ -76,6 +76,7 @@ if [ -f "$artifact/base.tar.gz" ] || [ -f "$artifact/base.tar" ]; then
     echo "replaying $WAL_DIR up to $TARGET_TIME$TARGET_LSN"
     postgres -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/tmp -c port=5432 \
       -c hba_file=/tmp/recovery_hba.conf -c shared_buffers=64MB -c archive_mode=off \
+      -c "max_wal_senders=$REPLICATION_LIMIT" -c "max_replication_slots=$REPLICATION_LIMIT" \
       -c "restore_command=cp $WAL_DIR/%f %p" -c recovery_target_action=promote -c recovery_target_inclusive=on \
       "$@" &
     postmaster=$!
@@ -260,6 +261,8 @@ Json build_restore_job(const ClusterSpec& spec, const RestoreJobOptions& options
        env_value("TARGET_TIME", spec.recovery_target_time),
        env_value("TARGET_LSN", spec.recovery_target_lsn),
        env_value("WAL_DIR", wal_archive_directory(options.backup)),
+       // Recovery refuses lower values than the WAL was written with (opctl instance's).
+       env_value("REPLICATION_LIMIT", std::to_string(k_replication_limit)),
        {{"name", "OPCTL_APP_USER"},
         {"valueFrom", {{"secretKeyRef", {{"name", app_secret(spec.name)}, {"key", "username"}}}}}}});
   Json mounts = Json::array({mount("pgdata", k_data_mount), mount("backups", k_backup_mount, true)});

@@ -23,6 +23,10 @@ inline constexpr const char* k_default_image = k_default_postgres_image;
 // least its primary's values, so they are one fixed size, not the current
 // count): a replica each, and room for base backups and clones beside them.
 inline constexpr int k_max_instances = 32;
+// max_wal_senders and max_replication_slots of every server that runs a
+// Cluster's data (instances, and the restore Job's recovery, which PostgreSQL
+// refuses below the values the WAL was written with).
+inline constexpr int k_replication_limit = 2 * k_max_instances;
 
 enum class PrimaryUpdateMethod { switchover, restart };
 enum class PrimaryUpdateStrategy { unsupervised, supervised };

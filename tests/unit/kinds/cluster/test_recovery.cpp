@@ -193,5 +193,7 @@ TEST_CASE("a point-in-time restore hands its target and the Backup's WAL archive
   CHECK(env["TARGET_TIME"] == "2026-11-30T12:00:00Z");
   CHECK(env["TARGET_LSN"] == "");
   CHECK(env["WAL_DIR"] == "/backups/nightly/wal");
+  // The instances' replication limits: recovery refuses WAL written with higher ones than its own.
+  CHECK(env["REPLICATION_LIMIT"] == "64");
   CHECK(world.reconciler->related(world.parent).size() == 1);
 }
