@@ -207,3 +207,12 @@ def test_install_puts_the_binary_and_every_man_page_where_man_finds_them(cluster
         found = subprocess.run(["man", "-M", str(prefix / "share" / "man"), "-w", section, page.stem],
                                capture_output=True, text=True)
         assert found.returncode == 0, f"man {section} {page.stem}: {found.stderr}"
+
+
+def test_the_examples_crds_are_what_opctl_crds_prints(cluster):
+    # manifests-example/crds.yaml is generated: a schema change that is not regenerated there makes the example's
+    # CRD conflict with one installed from `opctl crds` (server-side apply, another field manager).
+    printed = cluster.opctl("crds")
+    assert printed.returncode == 0, printed.stderr
+    assert (ROOT / "manifests-example" / "crds.yaml").read_text() == printed.stdout, \
+        "regenerate it: opctl crds > manifests-example/crds.yaml"
