@@ -252,12 +252,15 @@ void InstanceManager::clone_replica() {
   } catch (const InstanceError& failure) {
     std::error_code ignored;
     fs::remove_all(building, ignored);
-    auto space = fs::space(fs::path(identity_.pgdata).parent_path(), ignored);
-    if (ignored || space.available > (64u << 20)) throw;
+    std::string volume = fs::path(identity_.pgdata).parent_path().string();
+    std::uintmax_t available =
+        options_.free_bytes ? options_.free_bytes(volume) : fs::space(volume, ignored).available;
+    if (ignored || available > (64u << 20)) throw;
     throw InstanceError(
-        fmt::format("{}; the volume is full ({} MiB free): it keeps the data directories set aside before "
-                    "(\"{}.*\"), which opctl never deletes; remove those no longer needed",
-                    failure.what(), space.available >> 20, fs::path(identity_.pgdata).filename().string()));
+        // First, so the 500 characters an error is published with always keep it.
+        fmt::format("the volume is full ({} MiB free): it keeps the data directories set aside before "
+                    "(\"{}.*\"), which opctl never deletes; remove those no longer needed. {}",
+                    available >> 20, fs::path(identity_.pgdata).filename().string(), failure.what()));
   }
   std::ofstream(fs::path(building) / "standby.signal").close();
   // Data without PG_VERSION on a replica (a volume half-restored, a move cut short) is kept, not removed.

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -38,6 +40,9 @@ struct ManagerOptions {
   // pg_rewind failures in a row, or rewinds after which the replica still
   // could not stream, before the data directory is set aside and cloned anew.
   int rewinds_before_reclone = 3;
+  // Free bytes on the filesystem holding `directory` (the data volume); a
+  // test may stand in for a full volume, which it cannot make for real.
+  std::function<std::uintmax_t(const std::string& directory)> free_bytes;
 };
 
 class InstanceManager {

@@ -526,5 +526,26 @@ TEST_CASE(
   CHECK(a.report().error.empty());
 }
 
+TEST_CASE("a clone that fails on a full volume says so, naming the copies set aside before") {
+  Loopback loopback;
+  const auto [port_b, closed_port] = free_ports();  // nothing listens on closed_port: the clone fails
+  Node& b = loopback.add("db-2", port_b, closed_port, Role::replica);
+  // A full volume cannot be made here (no mount as nobody): the free-space probe stands in for it.
+  b.options.free_bytes = [](const std::string&) -> std::uintmax_t { return 1u << 20; };
+  b.restart_manager();
+  b.step();
+  INFO(b.report().error);
+  CHECK(b.report().error.find("the volume is full (1 MiB free)") == 0);
+  CHECK(b.report().error.find("pg_basebackup from the primary failed") != std::string::npos);
+  CHECK(b.report().error.find("\"pgdata.*\"") != std::string::npos);
+  CHECK_FALSE(fs::exists(b.identity.pgdata + ".clone"));  // the partial clone is not kept
+  // With room on the volume, only the clone's own failure is told.
+  b.options.free_bytes = [](const std::string&) -> std::uintmax_t { return 10ull << 30; };
+  b.restart_manager();
+  b.step();
+  CHECK(b.report().error.find("pg_basebackup from the primary failed") == 0);
+  CHECK(b.report().error.find("volume is full") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace opctl::instance
