@@ -58,9 +58,9 @@ Election elect_primary(const std::vector<ReplicaReport>& replicas) {
   // A replica that cannot be promoted but last said it had more WAL than the
   // best candidate may hold commits the candidate lacks: wait for it rather
   // than lose them, until it reports again or is gone.
+  const std::optional<Lsn> best_position = furthest(best);
   for (const auto& replica : replicas)
-    if (replica.ready && !replica.unpromotable.empty() && furthest(replica) && furthest(best) &&
-        *furthest(replica) > *furthest(best))
+    if (replica.ready && !replica.unpromotable.empty() && best_position && furthest(replica) > best_position)
       return {
           std::nullopt, "UnpromotableReplicaAhead",
           fmt::format("{} cannot be promoted ({}) and last reported more WAL ({}) than the best candidate {} "
