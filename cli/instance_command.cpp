@@ -9,7 +9,11 @@
 // serves its role.
 #include <fmt/format.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <iostream>
 
 #include "cluster_connection.hpp"
@@ -18,7 +22,11 @@
 #include "exit_codes.hpp"
 #include "instance/instance_manager.hpp"
 #include "instance/kube_environment.hpp"
+#include "instance/lease_keeper.hpp"
+#include "instance/primary_lease.hpp"
 #include "instance/readiness_file.hpp"
+#include "instance/write_deadline.hpp"
+#include "kinds/cluster/cluster_names.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -48,6 +56,37 @@ std::string describe(const instance::InstanceReport& report, bool ready) {
   return line;
 }
 
+// The watchdog runs as a process of its own (the same binary), so that a
+// manager that hangs or is stopped (SIGSTOP, a stuck system call) cannot keep
+// PostgreSQL writable past the write deadline. Started again if it exits.
+pid_t start_watchdog(const instance::InstanceIdentity& identity) {
+  std::vector<std::string> arguments = {"opctl",          "instance", "watchdog",     "--run-dir",
+                                        identity.run_dir, "--pgdata", identity.pgdata};
+  std::vector<char*> argv;
+  for (auto& argument : arguments)
+    argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ) != 0) return 0;
+  return pid;
+}
+
+bool process_alive(pid_t pid) {
+  return pid > 0 && kill(pid, 0) == 0;
+}
+
+int run_watchdog_process(const InstanceOptions& options) {
+  // The manager is PID 1 of the container: when it goes, so does everything;
+  // outside a container its death must end the watchdog too.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  instance::WatchdogOptions watchdog;
+  watchdog.run_dir = options.identity.run_dir;
+  watchdog.pgdata = options.identity.pgdata;
+  watchdog.log = [](const std::string& line) { std::cerr << "opctl instance watchdog: " << line << "\n"; };
+  instance::run_watchdog(watchdog);
+  return k_exit_ok;
+}
+
 int run_instance(InstanceOptions& options) {
   auto smart_timeout = duration_flag("--smart-shutdown-timeout", options.smart_shutdown_timeout);
   auto fast_timeout = duration_flag("--fast-shutdown-timeout", options.fast_shutdown_timeout);
@@ -68,7 +107,22 @@ int run_instance(InstanceOptions& options) {
   CommonOptions connection_options;
   ClusterConnection connection = connect(connection_options);
   instance::KubeEnvironment environment(*connection.client, identity);
-  instance::InstanceManager manager(identity, environment);
+  // The Lease has a transport of its own: short timeouts and no retries, so
+  // a renewal is never queued behind the manager's other requests.
+  kube::TransportOptions lease_transport = transport_options(connection_options);
+  lease_transport.max_attempts = 1;
+  lease_transport.request_timeout = 2000ms;
+  lease_transport.connect_timeout = 1000ms;
+  lease_transport.read_stall_timeout = 2000ms;
+  instance::KubeLeaseStore lease_store(kube::make_curl_transport(connection.config, lease_transport),
+                                       identity.namespace_name,
+                                       kinds::cluster::primary_lease(identity.cluster));
+  instance::WriteDeadline deadline(identity.run_dir);
+  // Left by the container before this one (the run directory outlives it): this one holds nothing yet.
+  deadline.clear();
+  pid_t watchdog = start_watchdog(identity);
+  instance::LeaseKeeper lease(lease_store, identity.name, deadline);
+  instance::InstanceManager manager(identity, environment, lease);
   instance::publish_readiness(identity.run_dir, false, "");
   std::cerr << fmt::format("opctl instance {}: managing {} (cluster {}, namespace {})\n", identity.name,
                            identity.pgdata, identity.cluster, identity.namespace_name);
@@ -84,6 +138,7 @@ int run_instance(InstanceOptions& options) {
                                *manager.fatal());
       return k_exit_cluster_error;
     }
+    if (!process_alive(watchdog)) watchdog = start_watchdog(identity);
     timespec period{1, 0};
     int received = manager.being_deleted() ? SIGTERM : sigtimedwait(&signals, nullptr, &period);
     if (received == SIGCHLD) instance::reap_children(manager.server());
@@ -139,6 +194,14 @@ void register_instance(CLI::App& app, CommandAction& action) {
                   "Then how long the fast shutdown may take before an immediate one")
       ->capture_default_str();
   run->callback([&action, options] { action = [options] { return run_instance(*options); }; });
+
+  auto* watchdog = command->add_subcommand(
+      "watchdog", "Stop PostgreSQL once the primary's write deadline passed (started by `instance run`)");
+  watchdog->add_option("--run-dir", identity.run_dir, "The manager's run directory")->capture_default_str();
+  watchdog->add_option("--pgdata", identity.pgdata, "The data directory")
+      ->envname("PGDATA")
+      ->capture_default_str();
+  watchdog->callback([&action, options] { action = [options] { return run_watchdog_process(*options); }; });
 
   auto* ready =
       command->add_subcommand("ready", "Exit 0 while this instance serves its role (readiness probe)");

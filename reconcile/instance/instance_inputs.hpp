@@ -4,9 +4,12 @@
 // (kube_environment.hpp), plain values in the loopback tests.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "instance/leadership.hpp"
 
 namespace opctl::instance {
 
@@ -24,15 +27,27 @@ struct Credentials {
   bool operator==(const Credentials&) const = default;
 };
 
-enum class Role { primary, replica };
+// Where another instance's PostgreSQL answers (its Pod's IP).
+struct PeerAddress {
+  std::string name;
+  std::string host;
+  int port = 5432;
+};
 
 struct Inputs {
-  // Primary only while the Pod is labelled role=primary AND the Cluster's
-  // status.targetPrimary names this instance: the pass writes the label and
-  // the status separately, and both must agree before anything is writable.
-  Role role = Role::replica;
-  bool being_deleted = false;      // the Pod has a deletionTimestamp
-  std::vector<std::string> peers;  // the Cluster's other instances (Pods not being deleted)
+  // The instance the Cluster wants as its primary (status.targetPrimary,
+  // written by the pass). Who IS the primary is the primary Lease's holder
+  // (leadership.hpp); a holder that is not the target hands the Lease over
+  // (a switchover), and only the target bootstraps a new Cluster.
+  std::string target_primary;
+  // The primary the pass last recorded (status.currentPrimary). A holder
+  // hands over only when the pass recorded it as the primary and then named
+  // another target: after a failover without a pass the target is stale (the
+  // old primary), and must not pull the Lease back when that one returns.
+  std::string current_primary;
+  bool being_deleted = false;          // the Pod has a deletionTimestamp
+  std::vector<std::string> peers;      // the Cluster's other instances (Pods not being deleted)
+  std::vector<PeerAddress> addresses;  // the peers that have an address
   // Every instance with a volume (the Cluster's status.instanceNames), whether
   // its Pod runs or not: a replica whose Pod is briefly gone (a rolling
   // update, an eviction) keeps its replication slot, so its WAL stays.
@@ -46,6 +61,8 @@ struct Inputs {
   std::string cluster_uid;
   int min_sync_replicas = 0;
   int max_sync_replicas = 0;
+  std::chrono::seconds failover_delay{0};
+  LeaseTimings lease_timings;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.

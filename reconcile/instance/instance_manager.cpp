@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "instance/credentials_check.hpp"
 #include "instance/instance_error.hpp"
 #include "instance/postgres_settings.hpp"
 #include "instance/wal_archive_owner.hpp"
+#include "kinds/cluster/cluster_names.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -67,8 +69,12 @@ std::string utc_stamp() {
 }  // namespace
 
 InstanceManager::InstanceManager(InstanceIdentity identity, InstanceEnvironment& environment,
-                                 ManagerOptions options)
-    : identity_(std::move(identity)), environment_(environment), options_(options), tools_(identity_) {
+                                 LeaseKeeper& lease, ManagerOptions options)
+    : identity_(std::move(identity)),
+      environment_(environment),
+      lease_(lease),
+      options_(options),
+      tools_(identity_) {
   fs::create_directories(socket_dir(identity_));
   fs::permissions(socket_dir(identity_), fs::perms::owner_all);
 }
@@ -96,6 +102,7 @@ void InstanceManager::write_hba() {
 
 void InstanceManager::step() {
   server_.poll();
+  if (!server_.running()) may_write_ = false;
   if (server_.exited_unexpectedly()) {
     // PostgreSQL went away without being asked to: let the container restart.
     fatal_ = "postgres " + server_.exit_description();
@@ -149,50 +156,202 @@ std::optional<Credentials> InstanceManager::usable(const std::optional<Credentia
 void InstanceManager::act(Inputs inputs) {
   inputs.credentials = usable(inputs.credentials);
   if (inputs.credentials) write_passfile(*inputs.credentials);
+  lease_.set_timings(inputs.lease_timings);
+  lease_problem_.clear();
+  // First, whatever else fails: a writable server without the Lease stops now.
+  if (server_.running() && may_write_ && !lease_.holds()) fence(lease_.problem());
   if (inputs.being_deleted) {
     // The kubelet sends SIGTERM next: nothing new is started meanwhile.
     ready_ = false;
     return;
   }
+  std::optional<LeaseRecord> lease = lease_.observe();
+  if (!lease)
+    throw InstanceError(fmt::format("waiting for the primary Lease {} (a pass creates it)",
+                                    kinds::cluster::primary_lease(identity_.cluster)));
+  bool holder_is_self = lease->holder == identity_.name;
   if (!has_data()) {
     if (server_.running()) throw InstanceError("the data directory went away under a running postgres");
     if (!inputs.credentials || !inputs.credentials->complete())
       throw InstanceError("waiting for the Cluster's Secrets (app, superuser, replication)");
-    if (inputs.role == Role::primary)
+    if (inputs.target_primary == identity_.name && (lease->holder.empty() || holder_is_self)) {
+      // Refused before the Lease is taken: a refusal must not keep the Lease from a replica.
+      if (auto refusal = initdb_refusal(inputs)) throw InstanceError(*refusal);
+      if (!take_lease(*lease)) throw InstanceError(lease_problem_);
       bootstrap_primary(inputs);
-    else
+    } else {
       clone_replica();
+    }
     return;
   }
   mark_volume_used();
   if (!server_.running()) {
-    start(inputs);
+    start(inputs, *lease);
     return;
   }
   LocalState local = read_local_state();
-  if (inputs.role == Role::replica && !local.in_recovery) {
-    // No longer named the primary: stop writing at once, follow the new one after a rewind.
-    ready_ = false;
-    stop_at_once();
-    needs_rewind_ = true;
+  if (!local.in_recovery) {
+    if (!lease_.holds()) fence("PostgreSQL accepts writes but this instance does not hold the primary Lease");
+    may_write_ = true;
+    const std::string& target = inputs.target_primary;
+    if (!target.empty() && target != identity_.name && inputs.current_primary == identity_.name &&
+        std::find(inputs.peers.begin(), inputs.peers.end(), target) != inputs.peers.end()) {
+      hand_over_to(inputs, target);
+      return;
+    }
+    switchover_problem_.clear();
+    serve_primary(inputs, local);
     return;
   }
-  if (inputs.role == Role::primary && local.in_recovery) {
-    ready_ = false;
-    // Waits up to 8 s, inside the statement timeout; a promotion still under way is seen on the next step.
-    tools_.query("SELECT pg_promote(true, 8)");
-    // pg_rewind on the old primary reads this server's pg_control to learn
-    // its timeline, and the end-of-recovery checkpoint that writes it runs in
-    // the background: until it is done pg_rewind sees the old timeline and
-    // answers "no rewind required". Do it now, not seconds later.
-    tools_.query("CHECKPOINT");
+  // A standby: it promotes once it holds the Lease (handed over, or taken after it expired).
+  if (lease_.holds() || (holder_is_self && take_lease(*lease))) {
+    promote();
     return;
   }
-  if (inputs.role == Role::primary) {
-    serve_primary(inputs);
-  } else {
-    serve_replica(local);
+  Candidacy candidacy = this->candidacy(inputs, *lease, local);
+  if (candidacy.take && take_lease(*lease)) {
+    promote();
+    return;
   }
+  serve_replica(local);
+}
+
+bool InstanceManager::take_lease(const LeaseRecord& seen) {
+  std::string why;
+  if (lease_.acquire(seen, why)) return true;
+  lease_problem_ = "could not take the primary Lease: " + why;
+  return false;
+}
+
+void InstanceManager::fence(const std::string& why) {
+  ready_ = false;
+  may_write_ = false;
+  // Immediate: no commit may complete after the Lease could be someone else's.
+  server_.stop(ShutdownMode::immediate, 10s);
+  lease_.release_deadline();
+  throw InstanceError(
+      fmt::format("lost the primary Lease ({}): PostgreSQL stopped immediately; it comes back "
+                  "as a replica of the Lease's holder, or as the primary if it takes the Lease again",
+                  why.empty() ? "not renewed in time" : why));
+}
+
+void InstanceManager::promote() {
+  ready_ = false;
+  may_write_ = true;
+  // Waits up to 8 s, inside the statement timeout; a promotion still under way is seen on the next step.
+  tools_.query("SELECT pg_promote(true, 8)");
+  // pg_rewind on the old primary reads this server's pg_control to learn
+  // its timeline, and the end-of-recovery checkpoint that writes it runs in
+  // the background: until it is done pg_rewind sees the old timeline and
+  // answers "no rewind required". Do it now, not seconds later.
+  tools_.query("CHECKPOINT");
+}
+
+namespace {
+
+std::optional<kinds::cluster::Lsn> furthest_position(const std::string& received,
+                                                     const std::string& replayed) {
+  auto a = kinds::cluster::Lsn::parse(received);
+  auto b = kinds::cluster::Lsn::parse(replayed);
+  if (a && b) return std::max(*a, *b);
+  return a ? a : b;
+}
+
+}  // namespace
+
+std::optional<InstanceManager::LocalState> InstanceManager::peer_state(const PeerAddress& peer) const {
+  try {
+    PgConnection db = tools_.connect_peer(peer.host, peer.port);
+    return read_state(db);
+  } catch (const Error&) {
+    return std::nullopt;  // does not answer: it does not count
+  }
+}
+
+Candidacy InstanceManager::candidacy(const Inputs& inputs, const LeaseRecord& lease,
+                                     const LocalState& local) {
+  CandidateView view;
+  view.self = identity_.name;
+  view.running_as_standby = local.in_recovery;
+  view.timeline = std::atoi(local.timeline.c_str());
+  view.position = furthest_position(local.received_lsn, local.replay_lsn);
+  view.lease = lease;
+  view.expired_for = lease_.expired_for();
+  view.failover_delay = inputs.failover_delay;
+  view.target_primary = inputs.target_primary;
+  // Nobody is asked while the Lease is held and fresh: that is every step of a healthy Cluster.
+  if (!lease.holder.empty() && view.expired_for.count() == 0) return consider_candidacy(view);
+  for (const auto& address : inputs.addresses) {
+    PeerAnswer answer;
+    answer.name = address.name;
+    if (auto state = peer_state(address)) {
+      answer.answered = true;
+      answer.in_recovery = state->in_recovery;
+      answer.timeline = std::atoi(state->timeline.c_str());
+      answer.position = furthest_position(state->received_lsn, state->replay_lsn);
+    }
+    view.peers.push_back(answer);
+  }
+  Candidacy candidacy = consider_candidacy(view);
+  if (!candidacy.take) lease_problem_ = "a failover waits: " + candidacy.reason;
+  return candidacy;
+}
+
+std::string InstanceManager::caught_up_peer(const Inputs& inputs, const std::string& checkpoint,
+                                            const std::string& preferred) {
+  auto wanted = kinds::cluster::Lsn::parse(checkpoint);
+  if (!wanted) return "";
+  std::string best;
+  std::optional<kinds::cluster::Lsn> best_position;
+  for (const auto& address : inputs.addresses) {
+    auto state = peer_state(address);
+    if (!state || !state->in_recovery) continue;
+    auto received = kinds::cluster::Lsn::parse(state->received_lsn);
+    // Past the shutdown checkpoint record: it has every WAL record this server wrote.
+    if (!received || *received <= *wanted) continue;
+    if (address.name == preferred) return preferred;
+    if (!best_position || *received > *best_position) {
+      best = address.name;
+      best_position = received;
+    }
+  }
+  return best;
+}
+
+void InstanceManager::hand_over_to(const Inputs& inputs, const std::string& target) {
+  PgConnection db = tools_.connect_local();
+  if (db.value("SELECT count(*) FROM pg_stat_replication WHERE application_name = $1 AND state = 'streaming'",
+               {target}) == "0") {
+    switchover_problem_ = fmt::format("a switchover to {} waits until it streams from this primary", target);
+    serve_primary(inputs, read_state(db));
+    return;
+  }
+  ready_ = false;
+  // Fast: open sessions end now; the walsenders send every record, the shutdown checkpoint included.
+  if (!server_.stop(ShutdownMode::fast, 30s)) server_.stop(ShutdownMode::immediate, 10s);
+  may_write_ = false;
+  std::string checkpoint = tools_.checkpoint_location();
+  std::string receiver;
+  for (int attempt = 0; attempt < 20 && receiver.empty(); ++attempt) {
+    receiver = caught_up_peer(inputs, checkpoint, target);
+    if (receiver != target) receiver.clear();
+    if (receiver.empty()) std::this_thread::sleep_for(500ms);
+  }
+  std::string why;
+  if (!receiver.empty() && lease_.hand_over(receiver, why)) {
+    // Clean at the checkpoint the new primary has: it follows without a rewind.
+    std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
+    switchover_problem_.clear();
+    return;
+  }
+  // Still the holder: serve again rather than leave the Cluster without a primary.
+  server_.start(postgres_command(identity_, false));
+  started_at_ = SteadyClock::now();
+  may_write_ = true;
+  throw InstanceError(fmt::format(
+      "the switchover to {} was called off ({}); this instance serves as the primary again", target,
+      receiver.empty() ? target + " did not receive the last WAL within 10s"
+                       : "could not hand over the Lease: " + why));
 }
 
 std::string InstanceManager::volume_marker() const {
@@ -314,35 +473,40 @@ void InstanceManager::stop_at_once() {
   if (!server_.stop(ShutdownMode::fast, 60s)) server_.stop(ShutdownMode::immediate, 10s);
 }
 
-void InstanceManager::start(const Inputs& inputs) {
+void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
   write_hba();
   if (!identity_.wal_archive_dir.empty()) fs::create_directories(identity_.wal_archive_dir);
   // The kubelet's fsGroup handling may have opened the volume to the group:
   // PostgreSQL refuses a data directory that is not 0700 (or 0750).
   fs::permissions(identity_.pgdata, fs::perms::owner_all, fs::perm_options::replace);
-  bool standby = true;
-  if (inputs.role == Role::replica) {
+  // Data that ran as a primary starts writable only on the Lease's holder:
+  // this instance after a restart (it still holds it, or holds it again),
+  // or the Cluster's target when the Lease is free (a Cluster started again).
+  bool as_primary = false;
+  if (!data_is_standby() && !needs_rewind_) {
+    bool may_take =
+        lease.holder == identity_.name || (lease.holder.empty() && inputs.target_primary == identity_.name);
+    as_primary = lease_.holds() || (may_take && take_lease(lease));
+  }
+  if (!as_primary) {
     // Data that ran as a primary (no standby.signal) may hold WAL the new
     // primary never had: it is rewound before it may follow.
     if (!data_is_standby() || needs_rewind_) rewind_before_following();
     std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
-  } else {
-    // A standby named primary starts as one and is promoted on a later step,
-    // so the promotion always opens a new timeline.
-    standby = data_is_standby();
   }
-  server_.start(postgres_command(identity_, standby));
+  server_.start(postgres_command(identity_, !as_primary));
+  may_write_ = as_primary;
   started_at_ = SteadyClock::now();
   not_streaming_since_.reset();
   ready_ = false;
 }
 
-void InstanceManager::serve_primary(const Inputs& inputs) {
+void InstanceManager::serve_primary(const Inputs& inputs, const LocalState& local) {
   PgConnection db = tools_.connect_local();
   if (inputs.credentials && inputs.credentials->complete() && synced_credentials_ != inputs.credentials)
     sync_roles(db, *inputs.credentials);
   sync_slots(db, inputs);
-  sync_standby_names(db, inputs);
+  sync_standby_names(db, inputs, local.timeline);
   if (!identity_.wal_archive_dir.empty()) check_wal_archive(db, inputs);
   ready_ = synced_credentials_.has_value();
 }
@@ -354,10 +518,14 @@ void InstanceManager::serve_replica(const LocalState& local) {
     ready_ = true;
     return;
   }
-  ready_ = false;
   auto now = SteadyClock::now();
   if (!not_streaming_since_) not_streaming_since_ = now;
-  if (now - *not_streaming_since_ < options_.stream_grace || !primary_answers()) return;
+  bool primary_up = primary_answers();
+  // With no primary to stream from (a failover under way) it still serves
+  // reads from what it has; one that cannot follow a primary that answers does not.
+  ready_ = !primary_up && rewinds_without_streaming_ == 0;
+  if (now - *not_streaming_since_ < options_.stream_grace || !primary_up) return;
+  ready_ = false;
   // The primary answers but this replica cannot stream from it: it has
   // diverged (WAL of a timeline the primary never had). Stop, rewind, follow.
   stop_at_once();
@@ -420,7 +588,8 @@ void InstanceManager::sync_slots(PgConnection& db, const Inputs& inputs) {
       db.query("SELECT pg_drop_replication_slot($1)", {slot});
 }
 
-void InstanceManager::sync_standby_names(PgConnection& db, const Inputs& inputs) {
+void InstanceManager::sync_standby_names(PgConnection& db, const Inputs& inputs,
+                                         const std::string& timeline) {
   int streaming = 0;
   std::set<std::string> peers(inputs.peers.begin(), inputs.peers.end());
   for (const auto& row :
@@ -428,7 +597,18 @@ void InstanceManager::sync_standby_names(PgConnection& db, const Inputs& inputs)
     if (peers.contains(row.at(0))) ++streaming;
   std::string wanted =
       synchronous_standby_names(inputs.peers, streaming, inputs.min_sync_replicas, inputs.max_sync_replicas);
-  if (db.value("SHOW synchronous_standby_names") == wanted) return;
+  std::string current = db.value("SHOW synchronous_standby_names");
+  SyncQuorum in_force = sync_quorum_of(current);
+  if (current == wanted) {
+    lease_.publish(in_force, timeline);
+    return;
+  }
+  // A candidate judges by what the Lease says: it must cover every commit
+  // acknowledged under the old and the new setting before the new one applies.
+  SyncQuorum during = sync_quorum_union(in_force, sync_quorum_of(wanted));
+  lease_.publish(during, timeline);
+  if (!lease_.published(during) && !lease_.renew_now()) return;  // the next step tries again
+  if (!lease_.published(during)) return;
   // ALTER SYSTEM takes no parameters: the value is quoted by libpq.
   db.query("ALTER SYSTEM SET synchronous_standby_names = " + db.literal(wanted));
   db.query("SELECT pg_reload_conf()");
@@ -456,7 +636,12 @@ void InstanceManager::check_wal_archive(PgConnection& db, const Inputs& inputs) 
 }
 
 InstanceManager::LocalState InstanceManager::read_local_state() const {
-  auto rows = tools_.query(fmt::format(R"SQL(
+  PgConnection db = tools_.connect_local();
+  return read_state(db);
+}
+
+InstanceManager::LocalState InstanceManager::read_state(PgConnection& db) {
+  auto rows = db.query(fmt::format(R"SQL(
 SELECT pg_is_in_recovery(),
        CASE WHEN pg_is_in_recovery() THEN '' ELSE pg_current_wal_lsn()::text END,
        coalesce(pg_last_wal_receive_lsn()::text, ''),
@@ -466,7 +651,7 @@ SELECT pg_is_in_recovery(),
                           (pg_control_checkpoint()).timeline_id)::text
             ELSE ({})::text END,
        coalesce((SELECT status = 'streaming' FROM pg_stat_wal_receiver), false))SQL",
-                                       k_primary_timeline_sql));
+                                   k_primary_timeline_sql));
   if (rows.empty() || rows[0].size() < 6) throw InstanceError("the instance-state query returned nothing");
   const Row& row = rows[0];
   LocalState state;
@@ -520,7 +705,8 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
 
 std::string InstanceManager::published_error() const {
   std::string text = error_;
-  for (const std::string* problem : {&credentials_problem_, &archive_problem_})
+  for (const std::string* problem :
+       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_})
     if (!problem->empty()) text += (text.empty() ? "" : "; ") + *problem;
   // The passwords observed last and those in use, whichever a message might quote.
   if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);
@@ -532,10 +718,24 @@ void InstanceManager::shut_down(std::chrono::milliseconds smart_timeout,
                                 std::chrono::milliseconds fast_timeout) {
   ready_ = false;
   if (server_.running()) {
+    // Smart while it holds the Lease: nobody else can be the primary meanwhile.
     if (!server_.stop(ShutdownMode::smart, smart_timeout) && !server_.stop(ShutdownMode::fast, fast_timeout))
       server_.stop(ShutdownMode::immediate, 30s);
   }
+  may_write_ = false;
   error_.clear();
+  if (lease_.holds()) {
+    // Hand the Lease to a replica that received every record, so that it
+    // promotes now rather than after the Lease expires; else free it.
+    std::string to;
+    try {
+      if (inputs_) to = caught_up_peer(*inputs_, tools_.checkpoint_location(), inputs_->target_primary);
+    } catch (const Error& failure) {
+      error_ = failure.what();
+    }
+    std::string why;
+    if (!lease_.hand_over(to, why)) error_ = "could not hand over the primary Lease: " + why;
+  }
   send_report(std::nullopt);
 }
 

@@ -11,13 +11,16 @@
 // PG_VERSION on a replica) is set aside under a new name, every generation
 // kept.
 //
-// Two writable primaries are ruled out here by three rules: PostgreSQL runs
-// writable only while both the role label and the Cluster's targetPrimary
-// name this instance; a writable server that stops being named is stopped
-// at once (fast shutdown) and never starts writable again before pg_rewind
-// has made it follow the new primary; and a replica is promoted only after
-// both name it, which the pass writes only once the old primary's Pod is
-// gone (switchover) or after it has deleted it (failover).
+// Two writable primaries are ruled out by the primary Lease (lease_keeper.hpp):
+// PostgreSQL runs writable only on the Lease's holder, which takes it with a
+// conditional write before it starts PostgreSQL on a primary's data or
+// promotes a standby; a holder that cannot renew in time stops PostgreSQL at
+// once (and the watchdog does if the manager cannot), before any candidate
+// may take over; a candidate takes an expired Lease only when it is the
+// furthest of the instances that answer and, with synchronous replication,
+// enough of the synchronous standbys answered (leadership.hpp). A switchover
+// hands the Lease to the target only after the old primary stopped and the
+// target received its last WAL.
 #pragma once
 
 #include <chrono>
@@ -28,6 +31,7 @@
 
 #include "instance/instance_identity.hpp"
 #include "instance/instance_inputs.hpp"
+#include "instance/lease_keeper.hpp"
 #include "instance/postgres_server.hpp"
 #include "instance/postgres_tools.hpp"
 
@@ -47,12 +51,14 @@ struct ManagerOptions {
 
 class InstanceManager {
  public:
-  InstanceManager(InstanceIdentity identity, InstanceEnvironment& environment, ManagerOptions options = {});
+  InstanceManager(InstanceIdentity identity, InstanceEnvironment& environment, LeaseKeeper& lease,
+                  ManagerOptions options = {});
 
   // One observation and at most one action; never throws an opctl::Error
   // (failures become the reported error and are retried on the next step).
   void step();
-  // SIGTERM: stop serving (not Ready), smart shutdown, fast after `smart_timeout`.
+  // SIGTERM: stop serving (not Ready), smart shutdown, fast after `smart_timeout`;
+  // then a primary hands the Lease to the replica that received its last WAL (or frees it).
   void shut_down(std::chrono::milliseconds smart_timeout, std::chrono::milliseconds fast_timeout);
 
   // Serving its role: a primary accepting writes, a replica streaming.
@@ -87,19 +93,34 @@ class InstanceManager {
   // The volume has held a database: a marker next to the data directory (not in it).
   void mark_volume_used();
   std::string volume_marker() const;
-  void start(const Inputs& inputs);
+  void start(const Inputs& inputs, const LeaseRecord& lease);
+  // Takes the Lease as `seen`; false (and why, reported) when another instance was first.
+  bool take_lease(const LeaseRecord& seen);
+  // Lost the Lease while writable: stop at once (immediate), throw why.
+  [[noreturn]] void fence(const std::string& why);
+  void promote();
+  // Whether to take an expired or free Lease now: asks every peer where it is.
+  Candidacy candidacy(const Inputs& inputs, const LeaseRecord& lease, const LocalState& local);
+  // Switchover: stop, wait until `target` received the last WAL, give it the Lease.
+  void hand_over_to(const Inputs& inputs, const std::string& target);
+  // The peer among `inputs` that received everything up to `checkpoint`, preferring `preferred`; "" if none.
+  std::string caught_up_peer(const Inputs& inputs, const std::string& checkpoint,
+                             const std::string& preferred);
+  std::optional<LocalState> peer_state(const PeerAddress& peer) const;
   void rewind_before_following();
   // Fast shutdown, immediate if that takes over a minute: no more writes, WAL sent to the standbys.
   void stop_at_once();
-  void serve_primary(const Inputs& inputs);
+  void serve_primary(const Inputs& inputs, const LocalState& local);
   void serve_replica(const LocalState& local);
+  // The synchronous standbys, each change published on the Lease before it takes effect.
   void sync_roles(PgConnection& db, const Credentials& credentials);
   void sync_slots(PgConnection& db, const Inputs& inputs);
-  void sync_standby_names(PgConnection& db, const Inputs& inputs);
+  void sync_standby_names(PgConnection& db, const Inputs& inputs, const std::string& timeline);
   // Lets archive_command copy into the WAL archive only while it is this Cluster's (claiming it when
   // unmarked).
   void check_wal_archive(PgConnection& db, const Inputs& inputs);
   LocalState read_local_state() const;
+  static LocalState read_state(PgConnection& db);
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
   void write_passfile(const Credentials& credentials);
@@ -112,6 +133,7 @@ class InstanceManager {
 
   InstanceIdentity identity_;
   InstanceEnvironment& environment_;
+  LeaseKeeper& lease_;
   ManagerOptions options_;
   PostgresTools tools_;
   PostgresServer server_;
@@ -122,6 +144,9 @@ class InstanceManager {
   std::optional<Credentials> usable_credentials_;  // the last observed credentials that passed the checks
   std::string credentials_problem_;                // why the observed ones did not, reported
   std::string archive_problem_;                    // why nothing is archived, reported
+  std::string lease_problem_;       // why this instance does not take the Lease, when a failover waits
+  std::string switchover_problem_;  // why a switchover waits
+  bool may_write_ = false;          // PostgreSQL was started as a primary or promoted, and still runs
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;

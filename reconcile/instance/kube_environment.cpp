@@ -87,14 +87,17 @@ Inputs KubeEnvironment::observe() {
       self = &pod;
       continue;
     }
-    if (!pod["metadata"].contains("deletionTimestamp")) inputs.peers.push_back(name);
+    if (pod["metadata"].contains("deletionTimestamp")) continue;
+    inputs.peers.push_back(name);
+    if (std::string ip = text_at(pod, "/status/podIP"); !ip.empty())
+      inputs.addresses.push_back({name, ip, identity_.port});
   }
   if (self == nullptr)
     throw InstanceError(fmt::format("this instance's Pod {} is not listed", identity_.name));
   inputs.being_deleted = (*self)["metadata"].contains("deletionTimestamp");
-  std::string label = text_at(*self, (std::string("/metadata/labels/") + "opctl.io~1role").c_str());
-  std::string target = text_at(cluster.object, "/status/targetPrimary");
-  inputs.role = label == names::k_role_primary && target == identity_.name ? Role::primary : Role::replica;
+  inputs.target_primary = text_at(cluster.object, "/status/targetPrimary");
+  inputs.current_primary = text_at(cluster.object, "/status/currentPrimary");
+  role_label_ = text_at(*self, (std::string("/metadata/labels/") + "opctl.io~1role").c_str());
   inputs.cluster_uid = text_at(cluster.object, "/metadata/uid");
   inputs.primary_recorded = !text_at(cluster.object, "/status/currentPrimary").empty();
   Json::json_pointer names_at("/status/instanceNames");
@@ -104,6 +107,16 @@ Inputs KubeEnvironment::observe() {
         inputs.members.push_back(name.get<std::string>());
   inputs.min_sync_replicas = int_at(cluster.object, "/spec/minSyncReplicas");
   inputs.max_sync_replicas = int_at(cluster.object, "/spec/maxSyncReplicas");
+  inputs.failover_delay = std::chrono::seconds(int_at(cluster.object, "/spec/failoverDelay"));
+  auto timing = [&](const char* pointer, std::chrono::seconds fallback) {
+    int value = int_at(cluster.object, pointer);
+    return value > 0 ? std::chrono::seconds(value) : fallback;
+  };
+  LeaseTimings defaults;
+  inputs.lease_timings.duration = timing("/spec/primaryLease/leaseDurationSeconds", defaults.duration);
+  inputs.lease_timings.renew_deadline =
+      timing("/spec/primaryLease/renewDeadlineSeconds", defaults.renew_deadline);
+  inputs.lease_timings.retry_period = timing("/spec/primaryLease/retryPeriodSeconds", defaults.retry_period);
 
   auto now = SteadyClock::now();
   if (!credentials_ || now - credentials_read_at_ > 10s) {
@@ -116,11 +129,15 @@ Inputs KubeEnvironment::observe() {
 
 void KubeEnvironment::report(const InstanceReport& report) {
   auto now = SteadyClock::now();
+  // The role label -rw selects: primary only while PostgreSQL accepts writes here, which it does only
+  // on the primary Lease's holder.
+  std::string role = report.role == "primary" ? names::k_role_primary : names::k_role_replica;
+  bool relabel = role != role_label_;
   // Unchanged, it is written again only as a heartbeat.
-  if (reported_ == report && now - reported_at_ < k_heartbeat) return;
+  if (!relabel && reported_ == report && now - reported_at_ < k_heartbeat) return;
   bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
                         reported_->streaming == report.streaming && reported_->timeline == report.timeline;
-  if (only_positions && now - reported_at_ < 2s) return;
+  if (!relabel && only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
   Json annotations = {
       {names::k_instance_role_annotation, report.role},
@@ -135,10 +152,11 @@ void KubeEnvironment::report(const InstanceReport& report) {
   kube::PatchOptions options;
   options.field_manager = k_field_manager;
   auto pods = kube::core_v1_resource("Pod", "pods", true);
-  auto result =
-      client_.execute(client_.patch_request(pods, identity_.namespace_name, identity_.name,
-                                            {{"metadata", {{"annotations", annotations}}}}, options));
+  auto result = client_.execute(client_.patch_request(
+      pods, identity_.namespace_name, identity_.name,
+      {{"metadata", {{"annotations", annotations}, {"labels", {{names::k_role_label, role}}}}}}, options));
   if (!result.ok()) throw kube::ApiError(result.status);
+  role_label_ = role;
   reported_ = report;
   reported_at_ = now;
 }

@@ -3,7 +3,9 @@
 // lists the Cluster's Pods and reads the Cluster (two requests); the Secrets
 // are read every 10 s; a report patches this Pod's annotations when
 // something changed (positions at most every 2 s), and every 10 s anyway
-// with the time (opctl.io/reported-at), so a stale report shows as such.
+// with the time (opctl.io/reported-at), so a stale report shows as such;
+// the same patch sets its role label (opctl.io/role, what -rw selects) from
+// what PostgreSQL does: primary only while it accepts writes.
 #pragma once
 
 #include <chrono>
@@ -30,6 +32,7 @@ class KubeEnvironment : public InstanceEnvironment {
   std::optional<Credentials> credentials_;
   std::chrono::steady_clock::time_point credentials_read_at_{};
   std::optional<InstanceReport> reported_;
+  std::string role_label_;  // this Pod's opctl.io/role label as last seen or written
   std::chrono::steady_clock::time_point reported_at_{};
 };
 

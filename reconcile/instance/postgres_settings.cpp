@@ -140,4 +140,40 @@ std::string synchronous_standby_names(const std::vector<std::string>& peers, int
   return fmt::format("ANY {} ({})", wanted, fmt::join(names, ", "));
 }
 
+SyncQuorum sync_quorum_of(const std::string& setting) {
+  SyncQuorum quorum;
+  if (setting.rfind("ANY ", 0) != 0) return quorum;
+  auto open = setting.find('(');
+  auto close = setting.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return quorum;
+  int required = std::atoi(setting.substr(4, open - 4).c_str());
+  std::string list = setting.substr(open + 1, close - open - 1);
+  for (std::size_t start = 0; start <= list.size();) {
+    auto comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string name = list.substr(start, comma - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name.size() >= 2 && name.front() == '"' && name.back() == '"') name = name.substr(1, name.size() - 2);
+    if (!name.empty()) quorum.names.push_back(name);
+    start = comma + 1;
+  }
+  if (required > 0 && !quorum.names.empty())
+    quorum.required = required;
+  else
+    quorum.names.clear();
+  return quorum;
+}
+
+SyncQuorum sync_quorum_union(const SyncQuorum& in_force, const SyncQuorum& next) {
+  // From asynchronous: nothing was promised before, the new promise holds from the change on.
+  if (in_force.required == 0) return next;
+  // To asynchronous: the old promise holds for what was acknowledged under it.
+  if (next.required == 0) return in_force;
+  SyncQuorum both{std::min(in_force.required, next.required), in_force.names};
+  for (const auto& name : next.names)
+    if (std::find(both.names.begin(), both.names.end(), name) == both.names.end()) both.names.push_back(name);
+  return both;
+}
+
 }  // namespace opctl::instance

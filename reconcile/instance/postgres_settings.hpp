@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "instance/instance_identity.hpp"
+#include "instance/leadership.hpp"
 
 namespace opctl::instance {
 
@@ -57,5 +58,12 @@ std::string synchronous_standby_names(const std::vector<std::string>& peers, int
 std::string conninfo_value(const std::string& value);
 // A SQL identifier, double-quoted.
 std::string quote_identifier(const std::string& name);
+// What a synchronous_standby_names written by synchronous_standby_names()
+// guarantees: each commit acknowledged by `required` of `names`. Any other
+// form (FIRST, "*") or an empty value: no guarantee (required 0).
+SyncQuorum sync_quorum_of(const std::string& setting);
+// During a change from `in_force` to `next`: what holds for every commit
+// acknowledged under either (published before the change takes effect).
+SyncQuorum sync_quorum_union(const SyncQuorum& in_force, const SyncQuorum& next);
 
 }  // namespace opctl::instance

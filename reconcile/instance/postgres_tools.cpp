@@ -93,17 +93,35 @@ bool PostgresTools::rewind() const {
   return out.find("no rewind required") == std::string::npos;
 }
 
-std::string PostgresTools::cluster_state() const {
+std::string PostgresTools::control_field(const std::string& key) const {
   std::string out = run({"pg_controldata", identity_.pgdata}, "", 30s, "pg_controldata");
   for (const auto& line : split(out, '\n')) {
-    const std::string key = "Database cluster state:";
-    if (line.rfind(key, 0) == 0) {
-      std::string value = line.substr(key.size());
+    if (line.rfind(key + ":", 0) == 0) {
+      std::string value = line.substr(key.size() + 1);
       value.erase(0, value.find_first_not_of(' '));
       return value;
     }
   }
-  throw InstanceError("pg_controldata printed no cluster state");
+  throw InstanceError("pg_controldata printed no " + key);
+}
+
+std::string PostgresTools::cluster_state() const {
+  return control_field("Database cluster state");
+}
+
+std::string PostgresTools::checkpoint_location() const {
+  return control_field("Latest checkpoint location");
+}
+
+PgConnection PostgresTools::connect_peer(const std::string& host, int port) const {
+  ConnectionSettings settings;
+  settings.host = host;
+  settings.port = port;
+  settings.user = k_superuser;
+  settings.passfile = passfile_path(identity_);
+  settings.connect_timeout = std::chrono::seconds(2);
+  settings.statement_timeout = std::chrono::milliseconds(2000);
+  return PgConnection(settings, "the instance at " + host);
 }
 
 PgConnection PostgresTools::connect_local(const std::string& database) const {

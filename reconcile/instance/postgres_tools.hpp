@@ -27,17 +27,22 @@ class PostgresTools {
   bool rewind() const;
   // "Database cluster state" of pg_controldata ("in production", "shut down in recovery", ...).
   std::string cluster_state() const;
+  // "Latest checkpoint location" of pg_controldata: after a clean shutdown, the last WAL record written.
+  std::string checkpoint_location() const;
 
   // A connection to the local server as the superuser, through the Unix socket.
   PgConnection connect_local(const std::string& database = "postgres") const;
   // A connection to the primary (through the -rw Service) as the superuser, password from the passfile.
   PgConnection connect_primary() const;
+  // A connection to another instance (its Pod's address) as the superuser, timing out within seconds.
+  PgConnection connect_peer(const std::string& host, int port) const;
   // One statement on the local server ($1, $2, ... bound to `parameters`).
   std::vector<Row> query(const std::string& sql, const std::vector<std::string>& parameters = {}) const;
   // One statement on the primary.
   std::vector<Row> query_primary(const std::string& sql) const;
 
  private:
+  std::string control_field(const std::string& key) const;
   std::string run(const std::vector<std::string>& argv, const std::string& input,
                   std::chrono::milliseconds timeout, const char* what) const;
 

@@ -1,6 +1,8 @@
 // A primary and a replica, each a real PostgreSQL run by an InstanceManager
 // on 127.0.0.1, with the inputs the Kubernetes side would give them held in
-// memory. Every check reads PostgreSQL back through psql (an application's
+// memory, and the primary Lease in a store that behaves as the API server
+// does (a resourceVersion per write, stale writes refused), which a test can
+// cut one instance off from. Every check reads PostgreSQL back through psql (an application's
 // view) or the manager's own libpq layer (the superuser's).
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -11,18 +13,24 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "instance/instance_error.hpp"
 #include "instance/instance_manager.hpp"
+#include "instance/lease_keeper.hpp"
 #include "instance/postgres_settings.hpp"
 #include "instance/wal_archive_owner.hpp"
+#include "instance/write_deadline.hpp"
 #include "process/child_process.hpp"
 
 namespace opctl::instance {
@@ -30,6 +38,56 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+
+class MemoryLeaseStore {
+ public:
+  std::optional<LeaseRecord> read() {
+    std::lock_guard lock(mutex_);
+    return record_;
+  }
+  WriteOutcome write(LeaseRecord& record, std::string& error) {
+    std::lock_guard lock(mutex_);
+    if (record.resource_version != record_.resource_version) {
+      error = "Conflict: the object has been modified";
+      return WriteOutcome::conflict;
+    }
+    record_ = record;
+    record_.resource_version = std::to_string(++version_);
+    record = record_;
+    return WriteOutcome::written;
+  }
+
+ private:
+  std::mutex mutex_;
+  int version_ = 1;
+  LeaseRecord record_{"", "", 0, 0, "1", {}, ""};
+};
+
+// One instance's way to the shared Lease; `cut_off` is the API server out of its reach.
+class LeaseLink : public LeaseStore {
+ public:
+  explicit LeaseLink(MemoryLeaseStore& shared) : shared_(shared) {}
+  std::atomic<bool> cut_off{false};
+  std::optional<LeaseRecord> read() override {
+    if (cut_off) throw InstanceError("the API server is out of reach");
+    return shared_.read();
+  }
+  WriteOutcome write(LeaseRecord& record, std::string& error) override {
+    if (cut_off) {
+      error = "the API server is out of reach";
+      return WriteOutcome::failed;
+    }
+    return shared_.write(record, error);
+  }
+
+ private:
+  MemoryLeaseStore& shared_;
+};
+
+// Short Lease timings, so a failover takes seconds (they keep the invariant).
+LeaseTimings test_timings() {
+  return {std::chrono::seconds(5), std::chrono::seconds(2), std::chrono::seconds(1)};
+}
 
 class HeldInputs : public InstanceEnvironment {
  public:
@@ -47,9 +105,13 @@ struct Node {
   InstanceIdentity identity;
   HeldInputs environment;
   ManagerOptions options;
+  LeaseLink lease_link;
+  std::unique_ptr<WriteDeadline> deadline;
+  std::unique_ptr<LeaseKeeper> keeper;
   std::unique_ptr<InstanceManager> manager;
 
-  Node(const fs::path& root, const std::string& name, int port, int primary_port) {
+  Node(const fs::path& root, const std::string& name, int port, int primary_port, MemoryLeaseStore& lease)
+      : lease_link(lease) {
     identity.cluster = "db";
     identity.name = name;
     identity.namespace_name = "test";
@@ -61,10 +123,23 @@ struct Node {
     identity.listen_addresses = "127.0.0.1";
     fs::create_directories(identity.run_dir);
     environment.inputs.credentials = credentials();
+    environment.inputs.lease_timings = test_timings();
     restart_manager();
   }
   // What a container restart does: a new manager, nothing remembered but the data.
-  void restart_manager() { manager = std::make_unique<InstanceManager>(identity, environment, options); }
+  void restart_manager() {
+    stop_manager();
+    deadline = std::make_unique<WriteDeadline>(identity.run_dir);
+    deadline->clear();
+    keeper = std::make_unique<LeaseKeeper>(lease_link, identity.name, *deadline);
+    keeper->set_timings(test_timings());
+    manager = std::make_unique<InstanceManager>(identity, environment, *keeper, options);
+  }
+  // The container exits: its PostgreSQL with it, and nobody renews its Lease.
+  void stop_manager() {
+    manager.reset();
+    keeper.reset();
+  }
   void step() { manager->step(); }
   bool ready() const { return manager->ready(); }
   const InstanceReport& report() const { return manager->last_report(); }
@@ -81,13 +156,21 @@ class Loopback {
     fs::remove_all(root_);
   }
   const fs::path& root() const { return root_; }
-  Node& add(const std::string& name, int port, int primary_port, Role role) {
-    nodes_.push_back(std::make_unique<Node>(root_, name, port, primary_port));
-    nodes_.back()->environment.inputs.role = role;
+  // `primary` is the instance the Cluster wants as its primary (status.targetPrimary).
+  // Instances of another Cluster (`cluster`) take that Cluster's Lease.
+  Node& add(const std::string& name, int port, int primary_port, const std::string& primary,
+            const std::string& cluster = "db") {
+    MemoryLeaseStore& lease = leases_[cluster];
+    nodes_.push_back(std::make_unique<Node>(root_, name, port, primary_port, lease));
+    nodes_.back()->identity.cluster = cluster;
+    nodes_.back()->environment.inputs.target_primary = primary;
+    nodes_.back()->environment.inputs.current_primary = primary;
     return *nodes_.back();
   }
+  MemoryLeaseStore& lease() { return leases_["db"]; }
 
  private:
+  std::map<std::string, MemoryLeaseStore> leases_;
   fs::path root_;
   std::vector<std::unique_ptr<Node>> nodes_;
 };
@@ -162,10 +245,12 @@ std::string superuser_sql(Node& node, const std::string& sql) {
 
 // db-1, the primary, and db-2, its replica, each the other's peer.
 std::pair<Node&, Node&> primary_and_replica(Loopback& loopback, int port_a, int port_b) {
-  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
-  Node& b = loopback.add("db-2", port_b, port_a, Role::replica);
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
+  Node& b = loopback.add("db-2", port_b, port_a, "db-1");
   a.environment.inputs.peers = {"db-2"};
+  a.environment.inputs.addresses = {{"db-2", "127.0.0.1", port_b}};
   b.environment.inputs.peers = {"db-1"};
+  b.environment.inputs.addresses = {{"db-1", "127.0.0.1", port_a}};
   return {a, b};
 }
 
@@ -215,15 +300,19 @@ TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failove
   step_until({&a, &b}, [&] { return sql_as(port_a, "app", "app-password-2", "SELECT 1").exit_code == 0; });
   CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1").exit_code != 0);
 
-  // Failover: the primary's postmaster is killed; its manager gives up (the
-  // container would restart), the replica is named primary and promoted.
+  // Failover: the primary's postmaster is killed; its manager gives up and
+  // its container does not come back. Nobody renews its Lease: once it
+  // expired, the replica (the furthest of those that answer) takes it and promotes.
+  CHECK(loopback.lease().read()->holder == "db-1");
   kill(a.manager->server().pid(), SIGKILL);
   step_until(
       {&a}, [&] { return a.manager->fatal().has_value(); }, 30s);
   CHECK(a.manager->fatal()->find("killed by signal 9") != std::string::npos);
+  a.stop_manager();
   std::string timeline_before = b.report().timeline;
-  b.environment.inputs.role = Role::primary;
   step_until({&b}, [&] { return b.ready() && b.report().role == "primary"; });
+  CHECK(loopback.lease().read()->holder == "db-2");
+  CHECK(loopback.lease().read()->transitions == 2);  // taken by db-1, then by db-2
   CHECK(std::stoi(b.report().timeline) == std::stoi(timeline_before) + 1);
   CHECK(app_sql(port_b, "SELECT count(*) FROM t", "app-password-2") == "1100");
   // The new primary writes on its own timeline before the old one comes back.
@@ -232,7 +321,6 @@ TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failove
   // The old primary comes back (a new container) as a replica of the new one:
   // pg_rewind, then streaming, then it has what the new primary wrote.
   a.identity.primary_port = port_b;
-  a.environment.inputs.role = Role::replica;
   a.restart_manager();
   step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
   CHECK(a.report().role == "replica");
@@ -241,11 +329,19 @@ TEST_CASE("a primary and a replica: bootstrap, streaming, sync standbys, failove
   CHECK(superuser_sql(b, "SELECT application_name || ' ' || state FROM pg_stat_replication") ==
         "db-1 streaming");
 
-  // A primary that is no longer named stops writing at once.
-  b.environment.inputs.role = Role::replica;
-  b.step();
-  CHECK_FALSE(b.manager->server().running());
+  // The primary cut off from the API server stops writing before its Lease
+  // expires as the replica times it: the replica never sees it expired while
+  // the primary's PostgreSQL still runs.
+  b.lease_link.cut_off = true;
+  while (b.manager->server().running()) {
+    b.step();
+    a.keeper->observe();
+    REQUIRE(a.keeper->expired_for().count() == 0);
+    std::this_thread::sleep_for(200ms);
+  }
   CHECK_FALSE(b.ready());
+  CHECK(b.report().error.find("lost the primary Lease") != std::string::npos);
+  b.lease_link.cut_off = false;
 
   // SIGTERM: a smart shutdown (fast after the timeout), nothing left running.
   a.manager->shut_down(5s, 30s);
@@ -285,7 +381,7 @@ TEST_CASE(
   Loopback loopback;
   const auto [port_a, unused] = free_ports();
   CapturedServerLog log(loopback.root() / "server.log");
-  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
   step_until({&a}, [&] { return a.ready(); });
   // Every statement logged, failed ones with their text: the password changes below must still leave no
   // trace.
@@ -343,7 +439,7 @@ TEST_CASE(
 TEST_CASE("a primary whose data directory lost PG_VERSION refuses initdb and keeps every byte") {
   Loopback loopback;
   const auto [port_a, unused] = free_ports();
-  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
   step_until({&a}, [&] { return a.ready(); });
   app_sql(port_a, "CREATE TABLE t (id int primary key); INSERT INTO t SELECT generate_series(1, 1000)");
   superuser_sql(a, "CHECKPOINT");
@@ -482,7 +578,7 @@ TEST_CASE(
   Loopback loopback;
   const auto [port_a, port_b] = free_ports();
   fs::path archive = loopback.root() / "archive";
-  Node& a = loopback.add("db-1", port_a, port_a, Role::primary);
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
   a.identity.wal_archive_dir = archive.string();
   a.environment.inputs.cluster_uid = "uid-of-db";
   a.restart_manager();
@@ -504,8 +600,7 @@ TEST_CASE(
   const auto archived_by_db = archived();
 
   // Another Cluster (a restore that named the original's archive) runs a primary on the same archive.
-  Node& b = loopback.add("other-1", port_b, port_b, Role::primary);
-  b.identity.cluster = "other";
+  Node& b = loopback.add("other-1", port_b, port_b, "other-1", "other");
   b.identity.wal_archive_dir = archive.string();
   b.environment.inputs.cluster_uid = "uid-of-other";
   b.restart_manager();
@@ -529,7 +624,7 @@ TEST_CASE(
 TEST_CASE("a clone that fails on a full volume says so, naming the copies set aside before") {
   Loopback loopback;
   const auto [port_b, closed_port] = free_ports();  // nothing listens on closed_port: the clone fails
-  Node& b = loopback.add("db-2", port_b, closed_port, Role::replica);
+  Node& b = loopback.add("db-2", port_b, closed_port, "db-1");
   // A full volume cannot be made here (no mount as nobody): the free-space probe stands in for it.
   b.options.free_bytes = [](const std::string&) -> std::uintmax_t { return 1u << 20; };
   b.restart_manager();
@@ -545,6 +640,70 @@ TEST_CASE("a clone that fails on a full volume says so, naming the copies set as
   b.step();
   CHECK(b.report().error.find("pg_basebackup from the primary failed") == 0);
   CHECK(b.report().error.find("volume is full") == std::string::npos);
+}
+
+TEST_CASE(
+    "a switchover hands the Lease over: the old primary stops, the target has its last WAL, then promotes") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
+  a.environment.inputs.min_sync_replicas = 1;
+  a.environment.inputs.max_sync_replicas = 1;
+  step_until({&a, &b}, [&] {
+    return a.ready() && b.ready() && superuser_sql(a, "SHOW synchronous_standby_names") == "ANY 1 (\"db-2\")";
+  });
+  // The holder published the synchronous standbys on the Lease before they took effect.
+  step_until({&a, &b}, [&] { return loopback.lease().read()->quorum == SyncQuorum{1, {"db-2"}}; });
+  app_sql(port_a, "CREATE TABLE t (id int primary key); INSERT INTO t SELECT generate_series(1, 500)");
+
+  // The pass names db-2 (status.targetPrimary) while db-1 is the recorded primary.
+  a.environment.inputs.target_primary = "db-2";
+  b.environment.inputs.target_primary = "db-2";
+  step_until(
+      {&a, &b}, [&] { return b.report().role == "primary" && b.ready(); }, 60s);
+  CHECK_FALSE((a.manager->server().running() && a.report().role == "primary"));
+  auto lease = loopback.lease().read();
+  CHECK(lease->holder == "db-2");
+  CHECK(lease->transitions == 2);  // taken by db-1, handed to db-2
+  CHECK(app_sql(port_b, "SELECT count(*) FROM t") == "500");
+  app_sql(port_b, "INSERT INTO t VALUES (501)");
+
+  // The old primary follows the new one (its -rw now leads there).
+  a.identity.primary_port = port_b;
+  a.environment.inputs.current_primary = "db-2";
+  b.environment.inputs.current_primary = "db-2";
+  a.restart_manager();
+  step_until({&a, &b}, [&] { return a.ready() && app_sql(port_a, "SELECT count(*) FROM t") == "501"; });
+  CHECK(a.report().role == "replica");
+}
+
+TEST_CASE("the watchdog stops a primary whose manager stalls and cannot renew, before the Lease expires") {
+  Loopback loopback;
+  const auto [port_a, unused] = free_ports();
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
+  step_until({&a}, [&] { return a.ready(); });
+  app_sql(port_a, "CREATE TABLE t (id int)");
+  std::atomic<bool> stop{false};
+  WatchdogOptions options;
+  options.run_dir = a.identity.run_dir;
+  options.pgdata = a.identity.pgdata;
+  options.stop = [&] { return stop.load(); };
+  std::thread watchdog([&] { run_watchdog(options); });
+  // The manager is never stepped again (as if stopped with SIGSTOP), and its renewals fail.
+  a.lease_link.cut_off = true;
+  auto cut_at = std::chrono::steady_clock::now();
+  bool writable = true;
+  while (writable && std::chrono::steady_clock::now() - cut_at < 20s) {
+    writable = sql_as(port_a, "app", "app-password-1", "INSERT INTO t VALUES (1)").exit_code == 0;
+    if (writable) std::this_thread::sleep_for(100ms);
+  }
+  auto stopped_after = std::chrono::steady_clock::now() - cut_at;
+  stop = true;
+  watchdog.join();
+  CHECK_FALSE(writable);
+  // The Lease is only expired for a candidate once it has been seen unchanged for its whole duration.
+  CHECK(stopped_after < test_timings().duration);
+  a.lease_link.cut_off = false;
 }
 
 }  // namespace

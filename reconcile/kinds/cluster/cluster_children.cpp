@@ -223,8 +223,8 @@ std::vector<Json> build_disruption_budgets(const ClusterSpec& spec) {
 
 std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
   // The instance manager lists the Cluster's Pods (its role label, its peers),
-  // patches its own Pod's annotations, and reads the Cluster and the Secrets.
-  // It polls and never watches, so no `watch`.
+  // patches its own Pod's annotations, reads the Cluster and the Secrets, and
+  // reads and writes the primary Lease. It polls and never watches, so no `watch`.
   Json rules =
       Json::array({{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "patch"}}},
                    {{"apiGroups", {""}},
@@ -235,7 +235,11 @@ std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
                    {{"apiGroups", {k_group}},
                     {"resources", {"clusters"}},
                     {"resourceNames", {spec.name}},
-                    {"verbs", {"get"}}}});
+                    {"verbs", {"get"}}},
+                   {{"apiGroups", {"coordination.k8s.io"}},
+                    {"resources", {"leases"}},
+                    {"resourceNames", {primary_lease(spec.name)}},
+                    {"verbs", {"get", "update"}}}});
   Json account = {
       {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", child_metadata(spec, spec.name)}};
   Json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
@@ -250,6 +254,13 @@ std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
       {"subjects",
        Json::array({{{"kind", "ServiceAccount"}, {"name", spec.name}, {"namespace", spec.namespace_name}}})}};
   return {account, role, binding};
+}
+
+Json build_primary_lease(const ClusterSpec& spec) {
+  // Metadata only: the spec (holder, renewals) is the instance managers', never the pass's.
+  return {{"apiVersion", "coordination.k8s.io/v1"},
+          {"kind", "Lease"},
+          {"metadata", child_metadata(spec, primary_lease(spec.name))}};
 }
 
 Json carry_over_job(const Json& live) {

@@ -53,6 +53,10 @@ std::vector<model::Json> build_disruption_budgets(const ClusterSpec& spec);
 // patch Pods (its own annotations), read the Cluster and its two Secrets.
 std::vector<model::Json> build_instance_rbac(const ClusterSpec& spec);
 
+// The primary Lease ("<cluster>-primary"), metadata only: created by the pass,
+// held and renewed by the instance managers (opctl-cluster-kind(5)).
+model::Json build_primary_lease(const ClusterSpec& spec);
+
 // A Job that already exists, listed again as it is and marked create-only:
 // a Job's template is immutable, so the runner never updates it.
 model::Json carry_over_job(const model::Json& live);

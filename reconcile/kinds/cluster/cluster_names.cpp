@@ -55,4 +55,8 @@ std::string replica_pdb(const std::string& cluster) {
   return cluster;
 }
 
+std::string primary_lease(const std::string& cluster) {
+  return cluster + "-primary";
+}
+
 }  // namespace opctl::kinds::cluster

@@ -41,6 +41,11 @@ inline constexpr const char* k_reported_at_annotation = "opctl.io/reported-at";
 // Written by `opctl promote CLUSTER INSTANCE` on the Cluster: INSTANCE, optionally "@" and a nonce.
 inline constexpr const char* k_promote_annotation = "opctl.io/promote";
 
+// On the primary Lease, written by its holder at every renewal: the
+// synchronous standbys ("<required>:<name>,<name>": each commit was
+// acknowledged by <required> of them) and its timeline.
+inline constexpr const char* k_sync_quorum_annotation = "opctl.io/synchronous-standbys";
+
 inline constexpr const char* k_final_backup_finalizer = "opctl.io/final-backup";
 
 inline constexpr int k_postgres_port = 5432;
@@ -66,6 +71,8 @@ std::string final_backup_job(const std::string& cluster);
 // The PodDisruptionBudgets, named as CloudNativePG names them: "<cluster>-primary" and "<cluster>" (the
 // replicas).
 std::string primary_pdb(const std::string& cluster);
+// The primary Lease, "<cluster>-primary": only its holder runs PostgreSQL writable.
+std::string primary_lease(const std::string& cluster);
 std::string replica_pdb(const std::string& cluster);
 
 }  // namespace opctl::kinds::cluster

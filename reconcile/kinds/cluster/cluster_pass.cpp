@@ -157,6 +157,7 @@ void ClusterPass::requeue(std::chrono::seconds after) {
 
 std::vector<Json> ClusterPass::children() const {
   std::vector<Json> out = build_instance_rbac(spec_);
+  out.push_back(build_primary_lease(spec_));
   auto live_secret = [&](const std::string& name) {
     auto found = view_.secrets.find(name);
     return found == view_.secrets.end() ? nullptr : found->second;
@@ -171,8 +172,11 @@ std::vector<Json> ClusterPass::children() const {
     out.push_back(std::move(budget));
 
   PodTemplate pod_template = desired_template();
+  // The role label -rw selects: the primary Lease's holder (its own manager
+  // labels it the same way), or before anyone holds it the instance the pass bootstraps.
+  std::string labelled = view_.lease_holder().empty() ? plan_.primary : view_.lease_holder();
   auto role = [&](const std::string& instance) {
-    return instance == plan_.primary ? k_role_primary : k_role_replica;
+    return instance == labelled ? k_role_primary : k_role_replica;
   };
   for (const auto& [serial, instance] : view_.instances) {
     bool removing = plan_.remove.count(serial) > 0;

@@ -25,13 +25,6 @@
 
 namespace opctl::kinds::cluster {
 
-// How long a newly named primary may take to promote before it counts as failing.
-inline constexpr std::chrono::seconds k_promotion_grace{60};
-// How long a primary whose Pod is being deleted may take to shut down before a failover goes ahead anyway.
-inline constexpr std::chrono::seconds k_primary_shutdown_wait{60};
-// How long a primary's crash counts as a reason to fail over, once its container runs again.
-inline constexpr std::chrono::seconds k_crash_memory{60};
-
 // What this pass decided; turned into children, status and conditions at the end.
 struct Plan {
   std::set<int> stop;    // serials whose Pod is deleted (recreated on a later pass, same volume)
@@ -88,14 +81,10 @@ class ClusterPass {
 
   // Primary changes.
   void adopt_primary_if_unknown();
-  bool promotion_under_way(const Instance* primary) const;
-  bool primary_shutting_down(const Instance* primary) const;
-  // When the primary's PostgreSQL last died (its container exited non-zero)
-  // since it became the primary, recently; nullopt otherwise or with a failoverDelay.
-  std::optional<TimePoint> crashed_while_primary(const Instance* primary) const;
+  // The instances moved the primary Lease on their own: follow, and say so.
+  void record_lease_takeover();
   void continue_switchover();
   bool continue_restart();
-  void fail_over(const std::string& winner, const std::string& why);
   void start_switchover(const std::string& to, const std::string& why);
   void restart_primary(const std::string& why);
   void set_target(const std::string& instance);

@@ -1,12 +1,15 @@
-// Who the primary is, and moving it: failover when the primary is gone or
-// not Ready for longer than failoverDelay (the election in failover.cpp),
-// switchover (the old primary stops first, then the new one is labelled, so
-// two never accept writes at once), and restarting the primary in place.
+// Who the primary is, as the pass sees it. The instance managers decide who
+// runs writable, through the primary Lease (reconcile/instance/leadership.hpp):
+// they fail over when the primary's Lease expires and hand it over on a
+// switchover, whether or not a pass runs. The pass declares what it wants
+// (status.targetPrimary: a switchover, a rolling update of the primary, a
+// primary that holds its Lease but cannot serve) and records what the
+// instances did (status.currentPrimary, an Event when they failed over).
 //
 // status.targetPrimary is the instance that should be primary; the Pod
-// labelled role=primary (what -rw selects) is the target, except while a
-// switchover waits for the old primary to stop. status.currentPrimary is the
-// target once it has been seen Ready in that role.
+// labelled role=primary (what -rw selects) is the Lease's holder, labelled by
+// its own manager. status.currentPrimary is the holder once it has been seen
+// Ready in that role.
 #include <fmt/format.h>
 
 #include "kinds/cluster/cluster_names.hpp"
@@ -52,8 +55,32 @@ void ClusterPass::adopt_primary_if_unknown() {
     }
 }
 
+// How long a primary that holds its Lease may stay not Ready (a readiness
+// probe that flaps, a promotion under way) before the pass asks for a
+// switchover away from it, at the least.
+inline constexpr std::chrono::seconds k_unready_primary_grace{30};
+
+void ClusterPass::record_lease_takeover() {
+  const std::string holder = view_.lease_holder();
+  const Instance* holding = view_.find(holder);
+  if (holding == nullptr || holder == status_.target_primary) return;
+  // A switchover still waiting for the old primary to hand over is not a takeover.
+  bool switching = !status_.current_primary.empty() && status_.target_primary != status_.current_primary;
+  if (switching && holder == status_.current_primary) return;
+  std::string old = status_.current_primary.empty() ? status_.target_primary : status_.current_primary;
+  set_target(holder);
+  status_.failing_since.clear();
+  status_.restarting_primary.clear();
+  plan_.events.push_back(
+      {"Normal", "FailedOver",
+       fmt::format("{} took the primary Lease from {}: the instances failed over (no pass needed)", holder,
+                   old)});
+}
+
 bool ClusterPass::manage_primary() {
   adopt_primary_if_unknown();
+  record_lease_takeover();
+  const std::string holder = view_.lease_holder();
   if (!status_.current_primary.empty() && status_.target_primary != status_.current_primary) {
     continue_switchover();
     return false;
@@ -63,10 +90,7 @@ bool ClusterPass::manage_primary() {
   const std::string target = status_.target_primary;
   plan_.primary = target;
   const Instance* primary = view_.find(target);
-  std::optional<TimePoint> crashed = crashed_while_primary(primary);
-  // A crashed primary that is back, with no replica to take over, keeps serving.
-  if (crashed && primary->ready() && !elect_primary(replica_reports(target)).winner) crashed.reset();
-  if (primary != nullptr && primary->ready() && !crashed) {
+  if (primary != nullptr && primary->ready() && holder == target) {
     set_current(target);
     status_.failing_since.clear();
     return true;
@@ -76,155 +100,100 @@ bool ClusterPass::manage_primary() {
     requeue(std::chrono::seconds(10));
     return false;
   }
-  if (primary_shutting_down(primary)) {
-    // Its manager is shutting it down cleanly (smart, then fast), which sends
-    // every WAL record to the streaming replicas: promoting one only after
-    // that loses nothing, even without synchronous replication.
+  std::string state = describe_unhealthy(primary);
+  bool holds_and_runs =
+      holder == target && primary != nullptr && primary->has_live_pod() && postgres_running(*primary->pod);
+  if (!holds_and_runs) {
+    // Its manager is gone, stopped, or cut off: its Lease expires, and the
+    // instances elect among themselves. Nothing here would be faster or safer.
+    status_.failing_since.clear();
     progress(
-        "FailingOver", "PrimaryShuttingDown",
-        fmt::format("the primary {} is being deleted; waiting for its clean shutdown before failing over",
-                    target));
-    requeue(std::chrono::seconds(2));
+        "FailingOver", "WaitingForLease",
+        holder.empty()
+            ? fmt::format("the primary {} is {}; the primary Lease is free, a replica takes it", target,
+                          state)
+            : fmt::format("the primary {} is {}; a replica takes over when the primary Lease of {} expires",
+                          target, state, holder));
+    requeue(std::chrono::seconds(5));
     return false;
   }
-  if (!crashed && promotion_under_way(primary)) {
-    progress("WaitingForPrimary", "Promoting",
-             fmt::format("waiting for {} to finish its promotion and accept writes", target));
-    requeue(std::chrono::seconds(2));
+  // It holds its Lease and runs, but does not serve: a switchover, if a replica can take over.
+  if (status_.failing_since.empty()) status_.failing_since = format_time(now_);
+  TimePoint since = parse_time(status_.failing_since).value_or(now_);
+  auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(now_ - since);
+  auto wait = std::max(spec_.failover_delay, k_unready_primary_grace);
+  if (elapsed < wait) {
+    progress("FailingOver", "WaitingForFailoverDelay",
+             fmt::format("the primary {} is {} since {}; switching over in {}s unless it recovers", target,
+                         state, status_.failing_since, (wait - elapsed).count()));
+    requeue(wait - elapsed);
     return false;
   }
   auto replicas = replica_reports(target);
-  std::string state =
-      crashed ? "crashed (PostgreSQL exited; its container restarted)" : describe_unhealthy(primary);
-  if (replicas.empty()) {
-    status_.failing_since.clear();
-    if (primary != nullptr && primary->has_failed_pod()) {
-      progress("WaitingForPrimary", "RecreatingFailedPod",
-               fmt::format("the primary {} is {}; deleting its Pod to recreate it on its volume (there is no "
-                           "replica to fail over to)",
-                           target, state));
-      requeue(std::chrono::seconds(5));
-      return false;
-    }
-    progress("WaitingForPrimary", "PrimaryNotReady",
-             fmt::format("the primary {} is {} and there is no replica to fail over to", target, state));
-    requeue(std::chrono::seconds(10));
-    return false;
-  }
-  if (status_.failing_since.empty()) status_.failing_since = format_time(crashed.value_or(now_));
-  TimePoint since = parse_time(status_.failing_since).value_or(now_);
-  auto elapsed = std::chrono::duration_cast<std::chrono::seconds>(now_ - since);
-  if (elapsed < spec_.failover_delay) {
-    auto remaining = spec_.failover_delay - elapsed;
-    progress("FailingOver", "WaitingForFailoverDelay",
-             fmt::format("the primary {} is {} since {}; failing over in {}s unless it recovers", target,
-                         state, status_.failing_since, remaining.count()));
-    requeue(remaining);
-    return false;
-  }
   Election election = elect_primary(replicas);
   if (!election.winner) {
-    block("FailingOver", election.reason,
-          fmt::format("the primary {} is {} since {}, and no replica is promoted: {}", target, state,
-                      status_.failing_since, election.message));
+    block("FailingOver", replicas.empty() ? "PrimaryNotReady" : election.reason,
+          fmt::format("the primary {} is {} since {}, and no replica can take over: {}", target, state,
+                      status_.failing_since, replicas.empty() ? "there is no replica" : election.message));
     requeue(std::chrono::seconds(10));
     return false;
   }
-  fail_over(*election.winner, fmt::format("the primary {} was {} since {}; {}", target, state,
-                                          status_.failing_since, election.message));
+  start_switchover(*election.winner, fmt::format("the primary {} was {} since {}; {}", target, state,
+                                                 status_.failing_since, election.message));
   return false;
-}
-
-std::optional<TimePoint> ClusterPass::crashed_while_primary(const Instance* primary) const {
-  // With failoverDelay 0 a primary whose PostgreSQL died is failed over from
-  // even when the kubelet has already restarted its container: whether a pass
-  // saw it not Ready in between must not decide. A later delay lets a primary
-  // that comes back in time keep its role, as for any other failure.
-  if (spec_.failover_delay.count() > 0 || primary == nullptr || !primary->has_live_pod()) return std::nullopt;
-  if (replica_reports(primary->name).empty()) return std::nullopt;
-  auto crash = postgres_crashed_at(*primary->pod);
-  auto named = parse_time(status_.current_primary_timestamp);
-  if (!crash || !named || *crash < *named || now_ - *crash > k_crash_memory) return std::nullopt;
-  return crash;
-}
-
-bool ClusterPass::primary_shutting_down(const Instance* primary) const {
-  if (primary == nullptr || primary->pod == nullptr || primary->has_live_pod()) return false;
-  // A Pod stuck terminating (its node gone) is waited for only so long.
-  auto deleted = parse_time(primary->pod->value("/metadata/deletionTimestamp"_json_pointer, ""));
-  return deleted && now_ - *deleted < k_primary_shutdown_wait && postgres_running(*primary->pod);
-}
-
-bool ClusterPass::promotion_under_way(const Instance* primary) const {
-  // A replica just named primary is not Ready until its manager has promoted
-  // it and the kubelet's next probe has seen it serve: that is not a failure
-  // to fail over from again, for a while. A primary whose manager reports it
-  // stopped (PostgreSQL down) is failing, whenever it was named.
-  if (primary == nullptr || !primary->has_live_pod() || !postgres_running(*primary->pod)) return false;
-  std::string role = annotation_of(*primary->pod, k_instance_role_annotation);
-  if (role != k_role_replica && role != k_role_primary) return false;
-  auto since = parse_time(status_.current_primary_timestamp);
-  return since && now_ - *since < k_promotion_grace;
-}
-
-void ClusterPass::fail_over(const std::string& winner, const std::string& why) {
-  std::string old = status_.target_primary;
-  set_target(winner);
-  set_current(winner);
-  status_.failing_since.clear();
-  status_.restarting_primary.clear();
-  plan_.primary = winner;
-  // The old primary, if its Pod still exists, is stopped: it comes back as a replica of the new one.
-  if (const Instance* previous = view_.find(old); previous != nullptr && previous->has_live_pod())
-    plan_.stop.insert(previous->serial);
-  progress("FailingOver", "FailedOver", fmt::format("failed over from {} to {}: {}", old, winner, why));
-  requeue(std::chrono::seconds(5));
 }
 
 void ClusterPass::start_switchover(const std::string& to, const std::string& why) {
   std::string from = status_.current_primary;
   set_target(to);
-  plan_.primary.clear();
-  if (const Instance* old = view_.find(from); old != nullptr && old->has_live_pod())
-    plan_.stop.insert(old->serial);
+  status_.failing_since.clear();
+  plan_.primary = from;
   progress("Switchover", "SwitchingOver",
-           fmt::format("switching over from {} to {} ({}): stopping {} first", from, to, why, from));
-  requeue(std::chrono::seconds(5));
+           fmt::format(
+               "switching over from {} to {} ({}): {} hands the primary Lease over once {} has its last WAL",
+               from, to, why, from, to));
+  requeue(std::chrono::seconds(2));
 }
 
 void ClusterPass::continue_switchover() {
   const std::string from = status_.current_primary;
   const std::string to = status_.target_primary;
-  plan_.primary.clear();
-  if (const Instance* old = view_.find(from); old != nullptr && old->pod != nullptr) {
-    if (old->has_live_pod()) plan_.stop.insert(old->serial);
-    progress("Switchover", "StoppingPrimary",
-             fmt::format("switching over from {} to {}: waiting for {} to stop", from, to, from));
-    requeue(std::chrono::seconds(5));
-    return;
-  }
+  const std::string holder = view_.lease_holder();
+  plan_.primary = holder.empty() ? from : holder;
   const Instance* next = view_.find(to);
-  std::string promoted = to;
-  std::string note;
-  if (next == nullptr || !next->promotable()) {
-    Election election = elect_primary(replica_reports(from));
-    if (!election.winner) {
-      block("Switchover", election.reason,
-            fmt::format(
-                "switching over from {}: {} is not Ready any more, and no other replica is promoted: {}",
-                from, to, election.message));
-      requeue(std::chrono::seconds(10));
+  if (holder == to) {
+    if (next != nullptr && next->ready()) {
+      set_current(to);
+      progress("Switchover", "SwitchedOver",
+               fmt::format("{} is the primary; {} rejoins as a replica", to, from));
+      requeue(std::chrono::seconds(5));
       return;
     }
-    promoted = *election.winner;
-    note = fmt::format(" ({} was not Ready any more; {})", to, election.message);
-    set_target(promoted);
+    progress("Switchover", "Promoting",
+             fmt::format("switching over from {}: {} holds the primary Lease and promotes", from, to));
+    requeue(std::chrono::seconds(2));
+    return;
   }
-  set_current(promoted);
-  plan_.primary = promoted;
-  progress("Switchover", "SwitchedOver",
-           fmt::format("{} is the primary{}; {} rejoins as a replica", promoted, note, from));
-  requeue(std::chrono::seconds(5));
+  if (next == nullptr || !next->ready()) {
+    // The target went away meanwhile: another replica, or the switchover is off.
+    Election election = elect_primary(replica_reports(from));
+    if (election.winner && *election.winner != to) {
+      set_target(*election.winner);
+      progress("Switchover", "SwitchingOver",
+               fmt::format("switching over from {} to {} instead ({} is not Ready any more; {})", from,
+                           *election.winner, to, election.message));
+      requeue(std::chrono::seconds(2));
+      return;
+    }
+  }
+  std::string waiting;
+  if (const Instance* old = view_.find(from); old != nullptr && old->pod != nullptr)
+    if (std::string error = annotation_of(*old->pod, k_instance_error_annotation); !error.empty())
+      waiting = " (" + error + ")";
+  progress("Switchover", "HandingOver",
+           fmt::format("switching over from {} to {}: waiting for {} to hand over the primary Lease{}", from,
+                       to, holder.empty() ? "the instances" : holder, waiting));
+  requeue(std::chrono::seconds(2));
 }
 
 void ClusterPass::restart_primary(const std::string& why) {

@@ -54,7 +54,8 @@ class ClusterReconciler : public KindReconciler {
             {"rbac.authorization.k8s.io", "v1", "Role"},
             {"rbac.authorization.k8s.io", "v1", "RoleBinding"},
             {"batch", "v1", "Job"},
-            {"policy", "v1", "PodDisruptionBudget"}};
+            {"policy", "v1", "PodDisruptionBudget"},
+            {"coordination.k8s.io", "v1", "Lease"}};
   }
 
   // A failed instance Pod it deletes (failed_pods.cpp).

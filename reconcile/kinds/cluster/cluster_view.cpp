@@ -143,6 +143,11 @@ const Instance* ClusterView::find(const std::string& name) const {
   return nullptr;
 }
 
+std::string ClusterView::lease_holder() const {
+  if (lease == nullptr) return "";
+  return lease->value("/spec/holderIdentity"_json_pointer, "");
+}
+
 ClusterView observe_cluster(const std::string& cluster, const std::vector<Json>& children) {
   ClusterView view;
   for (const auto& child : children) {
@@ -152,6 +157,8 @@ ClusterView observe_cluster(const std::string& cluster, const std::vector<Json>&
       view.jobs[name] = &child;
     } else if (kind == "Secret") {
       view.secrets[name] = &child;
+    } else if (kind == "Lease" && name == primary_lease(cluster)) {
+      view.lease = &child;
     } else if (kind == "Pod" || kind == "PersistentVolumeClaim") {
       auto serial = serial_of(cluster, name);
       if (!serial) continue;

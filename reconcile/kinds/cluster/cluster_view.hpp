@@ -68,6 +68,9 @@ struct ClusterView {
   std::vector<const model::Json*> detached_volumes;
   std::map<std::string, const model::Json*> jobs;
   std::map<std::string, const model::Json*> secrets;
+  const model::Json* lease = nullptr;  // the primary Lease
+  // Its holder (the instance that runs writable); empty when free or missing.
+  std::string lease_holder() const;
   int highest_serial = 0;  // over every Pod and PVC seen, detached volumes included
 
   const Instance* find(const std::string& name) const;

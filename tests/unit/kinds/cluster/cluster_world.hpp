@@ -1,7 +1,8 @@
 // A fake world for Cluster passes: the parent, its children as a runner
 // would leave them after applying a ReconcileResult (listed children applied
 // over live ones, keeping what others wrote; unlisted ones gone), a fixed
-// clock and a predictable random source. Tests play kubelet and sidecar.
+// clock and a predictable random source. Tests play kubelet and sidecar, and
+// the instance managers' use of the primary Lease (play_lease).
 #pragma once
 
 #include <chrono>
@@ -49,6 +50,7 @@ class World {
         reconciler(opctl::kinds::cluster::make_cluster_reconciler()) {}
 
   opctl::kinds::ReconcileResult pass() {
+    if (managers_play_lease) play_lease();
     std::vector<Json> live;
     for (const auto& [key, child] : children)
       live.push_back(child);
@@ -59,11 +61,13 @@ class World {
     return last;
   }
 
-  // Passes until nothing is in progress, playing kubelet: every Pod Ready, every Job complete.
+  // Passes until nothing is in progress, playing kubelet (every Pod Ready,
+  // every Job complete) and the instance managers (the Lease).
   void settle(int max_passes = 40) {
     for (int i = 0; i < max_passes; ++i) {
       ready_all();
       complete_jobs();
+      play_lease();
       pass();
       if (!progressing()) return;
     }
@@ -112,6 +116,31 @@ class World {
     return pod(pod_name)["spec"]["containers"][0].value("image", "");
   }
 
+  // The instance managers: the Cluster's target takes a free Lease (a new
+  // Cluster, or one freed by a primary that stopped), and a holder the pass
+  // recorded as current hands it to a new target (a switchover).
+  std::string lease_name() const { return name_ + "-primary"; }
+  std::string lease_holder() const {
+    auto found = children.find("Lease/" + lease_name());
+    return found == children.end() ? "" : found->second.value("/spec/holderIdentity"_json_pointer, "");
+  }
+  void set_lease_holder(const std::string& holder) {
+    if (!has("Lease", lease_name())) return;
+    Json& lease = child("Lease", lease_name());
+    if (holder.empty())
+      lease["spec"].erase("holderIdentity");
+    else
+      lease["spec"]["holderIdentity"] = holder;
+  }
+  void play_lease() {
+    if (!parent.contains("status") || !parent["status"].is_object()) return;
+    std::string holder = lease_holder();
+    std::string target = status("targetPrimary");
+    std::string current = status("currentPrimary");
+    if (target.empty() || !has("Pod", target)) return;
+    if (holder.empty() || (holder == current && target != current)) set_lease_holder(target);
+  }
+
   // Kubelet and sidecar.
   void set_ready(const std::string& pod_name, bool ready) {
     pod(pod_name)["status"] = {
@@ -140,6 +169,8 @@ class World {
   std::map<std::string, Json> children;
   std::vector<Json> related;
   bool finalizing = false;
+  // The instance managers act on the Lease before every pass (off: a test moves it by hand).
+  bool managers_play_lease = true;
   FixedClock clock;
   CountingRandom random;
   opctl::kinds::ReconcileResult last;

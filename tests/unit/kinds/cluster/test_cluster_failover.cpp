@@ -1,3 +1,7 @@
+// The pass's part in failover, now that the instance managers decide who is
+// the primary through the primary Lease: it records what they did, waits for
+// them when the primary is gone, and asks for a switchover away from a
+// primary that holds its Lease but does not serve.
 #include <catch2/catch.hpp>
 
 #include "cluster_world.hpp"
@@ -5,7 +9,6 @@
 using cluster_test::Json;
 using cluster_test::three_instances;
 using cluster_test::World;
-using Names = std::vector<std::string>;
 using std::chrono::seconds;
 
 namespace {
@@ -15,162 +18,170 @@ World healthy_cluster(int failover_delay = 0) {
   world.set_spec("failoverDelay", failover_delay);
   world.settle();
   REQUIRE(world.phase() == "Healthy");
+  REQUIRE(world.lease_holder() == "db-1");
   world.annotate("db-2", "opctl.io/received-lsn", "0/3000060");
   world.annotate("db-2", "opctl.io/replay-lsn", "0/3000060");
   world.annotate("db-3", "opctl.io/received-lsn", "0/3000100");
   world.annotate("db-3", "opctl.io/replay-lsn", "0/3000028");
+  world.managers_play_lease = false;  // each test moves the Lease as the managers would
   return world;
+}
+
+// The kubelet's view of a Pod whose manager runs but which is not Ready.
+void running_not_ready(World& world, const std::string& pod) {
+  world.set_ready(pod, false);
+  world.pod(pod)["status"]["containerStatuses"] =
+      Json::array({{{"name", "postgres"},
+                    {"ready", false},
+                    {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
 }
 
 }  // namespace
 
-TEST_CASE("a primary that is not Ready fails over at once to the replica with the highest LSN",
-          "[cluster][failover]") {
+TEST_CASE("the pass creates the primary Lease, metadata only; the instances hold it", "[cluster][failover]") {
   World world = healthy_cluster();
-  world.set_ready("db-1", false);
-  auto result = world.pass();
-  CHECK(world.status("currentPrimary") == "db-3");
-  CHECK(world.status("targetPrimary") == "db-3");
-  // -rw follows at once: db-3 carries the primary label, nothing else does.
-  CHECK(world.primary_pods() == "db-3");
-  // The old primary is stopped, to come back as a replica on its volume.
-  CHECK_FALSE(world.has("Pod", "db-1"));
-  CHECK(world.has("PersistentVolumeClaim", "db-1"));
-  CHECK(world.phase() == "FailingOver");
-  CHECK(world.status("phaseReason").find("from db-1 to db-3") != std::string::npos);
-  CHECK(result.requeue_after.has_value());
-  world.pass();
-  REQUIRE(world.has("Pod", "db-1"));
-  CHECK(world.role("db-1") == "replica");
-  world.settle();
-  CHECK(world.phase() == "Healthy");
-  CHECK(world.primary_pods() == "db-3");
+  const Json& lease = world.child("Lease", "db-primary");
+  CHECK(lease["apiVersion"] == "coordination.k8s.io/v1");
+  CHECK(lease["metadata"]["labels"]["opctl.io/cluster"] == "db");
+  // What the pass lists has no spec: applying it never touches the holder.
+  bool listed_without_spec = false;
+  for (const auto& child : world.last.children)
+    if (child.value("kind", "") == "Lease") listed_without_spec = !child.contains("spec");
+  CHECK(listed_without_spec);
+  CHECK(world.lease_holder() == "db-1");
 }
 
-TEST_CASE("a primary Pod that is gone fails over too", "[cluster][failover]") {
+TEST_CASE("a primary that is gone: the pass waits for its Lease to expire and recreates its Pod",
+          "[cluster][failover]") {
   World world = healthy_cluster();
   world.remove("Pod", "db-1");
   world.pass();
+  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.status("targetPrimary") == "db-1");
+  CHECK(world.reason("Progressing") == "WaitingForLease");
+  CHECK(world.status("phaseReason").find("a replica takes over when the primary Lease of db-1 expires") !=
+        std::string::npos);
+  REQUIRE(world.has("Pod", "db-1"));  // recreated on its volume; it rejoins as the Lease says
+}
+
+TEST_CASE("the instances failed over without a pass: the next pass records it and -rw follows the holder",
+          "[cluster][failover]") {
+  World world = healthy_cluster();
+  running_not_ready(world, "db-1");
+  world.set_lease_holder("db-3");
+  auto result = world.pass();
+  CHECK(world.status("targetPrimary") == "db-3");
   CHECK(world.status("currentPrimary") == "db-3");
   CHECK(world.primary_pods() == "db-3");
-  CHECK(world.role("db-1") == "replica");  // recreated at once on its volume, as a replica
+  REQUIRE(result.events.size() == 1);
+  CHECK(result.events[0].reason == "FailedOver");
+  CHECK(result.events[0].message.find("db-3 took the primary Lease from db-1") != std::string::npos);
+  // db-1 is not deleted: its manager fenced itself and follows db-3.
+  CHECK(world.has("Pod", "db-1"));
+  CHECK(world.role("db-1") == "replica");
+  world.pass();
+  CHECK(world.last.events.empty());  // said once
+}
+
+TEST_CASE("a primary that holds its Lease but is not Ready is switched away from, after the grace",
+          "[cluster][failover]") {
+  World world = healthy_cluster();
+  running_not_ready(world, "db-1");
+  auto result = world.pass();
+  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.reason("Progressing") == "WaitingForFailoverDelay");
+  REQUIRE(result.requeue_after);
+  CHECK(*result.requeue_after == seconds(30));
+  world.clock.advance(seconds(30));
+  world.pass();
+  // db-3 received the most: the pass asks db-1 to hand over, and deletes nothing.
+  CHECK(world.status("targetPrimary") == "db-3");
+  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.phase() == "Switchover");
+  CHECK(world.has("Pod", "db-1"));
+  world.pass();
+  CHECK(world.reason("Progressing") == "HandingOver");
+  world.set_lease_holder("db-3");  // db-1's manager handed over
+  world.pass();
+  CHECK(world.status("currentPrimary") == "db-3");
+  CHECK(world.primary_pods() == "db-3");
 }
 
 TEST_CASE("failoverDelay is respected, and a primary that recovers in time keeps its role",
           "[cluster][failover]") {
-  World world = healthy_cluster(30);
-  world.set_ready("db-1", false);
-  auto result = world.pass();
-  CHECK(world.status("currentPrimary") == "db-1");
-  CHECK(world.primary_pods() == "db-1");
-  CHECK(world.phase() == "FailingOver");
-  CHECK(world.reason("Progressing") == "WaitingForFailoverDelay");
-  CHECK(world.status("currentPrimaryFailingSinceTimestamp") == "2026-11-29T16:00:00Z");
-  REQUIRE(result.requeue_after);
-  CHECK(*result.requeue_after == seconds(30));
-
-  world.clock.advance(seconds(20));
-  result = world.pass();
-  CHECK(world.status("currentPrimary") == "db-1");
-  CHECK(*result.requeue_after == seconds(10));
-
-  SECTION("it recovers: no failover, the clock resets") {
-    world.set_ready("db-1", true);
-    world.pass();
-    CHECK(world.phase() == "Healthy");
-    CHECK(world.status("currentPrimaryFailingSinceTimestamp").empty());
-    world.clock.advance(seconds(20));
-    world.set_ready("db-1", false);
-    world.pass();
-    CHECK(world.status("currentPrimary") == "db-1");
-    CHECK(world.status("currentPrimaryFailingSinceTimestamp") == "2026-11-29T16:00:40Z");
-  }
-  SECTION("it does not: failover once the delay has passed") {
-    world.clock.advance(seconds(9));
-    world.pass();
-    CHECK(world.status("currentPrimary") == "db-1");
-    world.clock.advance(seconds(1));
-    world.pass();
-    CHECK(world.status("currentPrimary") == "db-3");
-    CHECK(world.primary_pods() == "db-3");
-  }
-}
-
-TEST_CASE("a primary Pod that is gone is recreated while failoverDelay runs", "[cluster][failover]") {
   World world = healthy_cluster(60);
-  world.remove("Pod", "db-1");
+  running_not_ready(world, "db-1");
+  auto result = world.pass();
+  CHECK(world.status("currentPrimaryFailingSinceTimestamp") == "2026-11-29T16:00:00Z");
+  CHECK(*result.requeue_after == seconds(60));
+  world.clock.advance(seconds(40));
   world.pass();
-  REQUIRE(world.has("Pod", "db-1"));
-  CHECK(world.role("db-1") == "primary");
+  CHECK(world.status("targetPrimary") == "db-1");
   world.set_ready("db-1", true);
   world.pass();
   CHECK(world.phase() == "Healthy");
-  CHECK(world.status("currentPrimary") == "db-1");
+  CHECK(world.status("currentPrimaryFailingSinceTimestamp").empty());
 }
 
-TEST_CASE("no promotion when no replica is Ready", "[cluster][failover]") {
+TEST_CASE("no switchover when no replica can take over", "[cluster][failover]") {
   World world = healthy_cluster();
-  world.set_ready("db-1", false);
+  running_not_ready(world, "db-1");
   world.set_ready("db-2", false);
   world.set_ready("db-3", false);
-  auto result = world.pass();
-  CHECK(world.status("currentPrimary") == "db-1");
+  world.clock.advance(seconds(30));
+  world.pass();
+  world.clock.advance(seconds(30));
+  world.pass();
   CHECK(world.status("targetPrimary") == "db-1");
-  CHECK(world.primary_pods() == "db-1");
-  CHECK(world.has("Pod", "db-1"));  // not stopped: it may still come back
   CHECK(world.condition("Degraded"));
   CHECK(world.reason("Degraded") == "NoReadyReplica");
-  CHECK(result.requeue_after.has_value());
-  world.set_ready("db-2", true);
-  world.pass();
-  CHECK(world.status("currentPrimary") == "db-2");
-  CHECK(world.primary_pods() == "db-2");
 }
 
-TEST_CASE("a Ready replica with an unknown LSN is not promoted while another's LSN is known",
+TEST_CASE("the switchover target is chosen as before: unknown LSNs, errors and stale reports rank last",
           "[cluster][failover]") {
-  World world = healthy_cluster();
-  world.pod("db-2")["metadata"]["annotations"].erase("opctl.io/received-lsn");
-  world.pod("db-2")["metadata"]["annotations"].erase("opctl.io/replay-lsn");
-  world.set_ready("db-3", false);
-  world.set_ready("db-1", false);
-  world.pass();
-  CHECK(world.status("currentPrimary") == "db-1");
-  CHECK(world.primary_pods() == "db-1");
-  CHECK(world.condition("Degraded"));
-  CHECK(world.reason("Degraded") == "UnknownReplicaLsn");
-  CHECK(world.status("phaseReason").find("db-3 has received 0/3000100") != std::string::npos);
+  auto target_after_grace = [](World& world) {
+    running_not_ready(world, "db-1");
+    world.pass();
+    world.clock.advance(seconds(30));
+    world.pass();
+    return world.status("targetPrimary");
+  };
+  SECTION("an error ranks a replica last") {
+    World world = healthy_cluster();
+    world.annotate("db-3", "opctl.io/instance-error", "WAL receiver down");
+    CHECK(target_after_grace(world) == "db-2");
+  }
+  SECTION("an unknown LSN is not promoted while another's is known") {
+    World world = healthy_cluster();
+    world.pod("db-2")["metadata"]["annotations"].erase("opctl.io/received-lsn");
+    world.pod("db-2")["metadata"]["annotations"].erase("opctl.io/replay-lsn");
+    world.set_ready("db-3", false);
+    CHECK(target_after_grace(world) == "db-1");
+    CHECK(world.reason("Degraded") == "UnknownReplicaLsn");
+  }
+  SECTION("a stale report that was ahead holds the switchover back") {
+    World world = healthy_cluster();
+    world.annotate("db-2", "opctl.io/reported-at", "2026-11-29T16:00:25Z");
+    world.annotate("db-3", "opctl.io/reported-at", "2026-11-29T15:59:15Z");
+    CHECK(target_after_grace(world) == "db-1");
+    CHECK(world.status("phaseReason").find("db-3 cannot be promoted") != std::string::npos);
+  }
 }
 
-TEST_CASE("a replica reporting an error is ranked last", "[cluster][failover]") {
-  World world = healthy_cluster();
-  world.annotate("db-3", "opctl.io/instance-error", "WAL receiver down");
-  world.set_ready("db-1", false);
-  world.pass();
-  CHECK(world.status("currentPrimary") == "db-2");
-}
-
-TEST_CASE("the generic opctl.io/lsn annotation stands in for both positions", "[cluster][failover]") {
-  World world(three_instances());
-  world.settle();
-  world.annotate("db-2", "opctl.io/lsn", "0/A000000");
-  world.annotate("db-3", "opctl.io/lsn", "0/9FFFFFF");
-  world.set_ready("db-1", false);
-  world.pass();
-  CHECK(world.status("currentPrimary") == "db-2");
-}
-
-TEST_CASE("a single instance is not failed over: there is nothing to fail over to", "[cluster][failover]") {
+TEST_CASE("a single instance is not switched away from: there is nothing to switch to",
+          "[cluster][failover]") {
   World world({{"instances", 1}, {"imageName", "postgres:16.4"}, {"storage", {{"size", "1Gi"}}}});
   world.settle();
-  world.set_ready("db-1", false);
+  world.managers_play_lease = false;
+  running_not_ready(world, "db-1");
+  world.pass();
+  world.clock.advance(seconds(30));
   world.pass();
   CHECK(world.status("currentPrimary") == "db-1");
-  CHECK(world.phase() == "WaitingForPrimary");
-  CHECK_FALSE(world.condition("Degraded"));
+  CHECK(world.reason("Degraded") == "PrimaryNotReady");
 }
 
-TEST_CASE("a primary still bootstrapping is waited for, not failed over", "[cluster][failover]") {
+TEST_CASE("a primary still bootstrapping is waited for", "[cluster][failover]") {
   World world(three_instances());
   world.pass();
   world.clock.advance(seconds(600));
@@ -178,49 +189,4 @@ TEST_CASE("a primary still bootstrapping is waited for, not failed over", "[clus
   CHECK(world.phase() == "SettingUpPrimary");
   CHECK(world.status("currentPrimary").empty());
   CHECK(world.primary_pods() == "db-1");
-}
-
-TEST_CASE("a replica whose manager stopped reporting is not promoted; the next one is, if it was not behind",
-          "[cluster][failover]") {
-  World world = healthy_cluster();
-  // Clock 16:00:00. db-3 (the most advanced) last reported 45 s ago: its manager hangs, or its node is cut
-  // off.
-  world.annotate("db-2", "opctl.io/reported-at", "2026-11-29T15:59:55Z");
-  world.annotate("db-3", "opctl.io/reported-at", "2026-11-29T15:59:15Z");
-  world.set_ready("db-1", false);
-  world.pass();
-  CHECK(world.status("currentPrimary") == "db-1");  // db-3 may hold commits db-2 lacks
-  CHECK(world.primary_pods() == "db-1");
-  CHECK(world.status("phaseReason").find("db-3 cannot be promoted (its last report is 45s old") !=
-        std::string::npos);
-
-  SECTION("the stale replica was behind the fresh one: the fresh one is promoted") {
-    world.annotate("db-3", "opctl.io/received-lsn", "0/3000000");
-    world.annotate("db-3", "opctl.io/replay-lsn", "0/3000000");
-    world.pass();
-    CHECK(world.status("currentPrimary") == "db-2");
-    CHECK(world.primary_pods() == "db-2");
-  }
-  SECTION("a report just inside the 30 s is fresh") {
-    world.annotate("db-3", "opctl.io/reported-at", "2026-11-29T15:59:31Z");
-    world.pass();
-    CHECK(world.status("currentPrimary") == "db-3");
-  }
-}
-
-TEST_CASE("a replica on a node that is not Ready is not promoted", "[cluster][failover]") {
-  World world = healthy_cluster();
-  world.set_ready("db-1", false);
-  // The node controller turned db-3's Ready off while its containers were last seen ready; db-3 was ahead.
-  world.pod("db-3")["status"]["conditions"] = Json::array(
-      {{{"type", "Ready"}, {"status", "False"}}, {{"type", "ContainersReady"}, {"status", "True"}}});
-  world.pod("db-3")["status"]["containerStatuses"] =
-      Json::array({{{"name", "postgres"},
-                    {"ready", true},
-                    {"state", {{"running", {{"startedAt", "2026-11-29T15:00:00Z"}}}}}}});
-  world.annotate("db-3", "opctl.io/instance-role", "replica");
-  world.pass();
-  CHECK(world.status("currentPrimary") == "db-1");
-  CHECK(world.status("phaseReason").find("db-3 cannot be promoted (its node is not Ready)") !=
-        std::string::npos);
 }

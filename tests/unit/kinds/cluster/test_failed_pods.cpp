@@ -54,7 +54,7 @@ TEST_CASE("a failed Pod of a single instance is deleted and recreated on its vol
   auto result = world.pass();
   CHECK_FALSE(world.has("Pod", "db-1"));
   CHECK(world.has("PersistentVolumeClaim", "db-1"));
-  CHECK(world.reason("Progressing") == "RecreatingFailedPod");
+  CHECK(world.reason("Progressing") == "WaitingForLease");
   CHECK(world.status("phaseReason").find("DeadlineExceeded") != std::string::npos);
   REQUIRE(result.requeue_after.has_value());
   const auto* event = event_with(result, "InstancePodFailed");
@@ -100,37 +100,35 @@ TEST_CASE("a failed replica Pod is recreated with its name and volume, not repla
   CHECK(world.status("currentPrimary") == "db-1");
 }
 
-TEST_CASE("a failed primary Pod counts as gone: a replica takes over and it returns as a replica",
+TEST_CASE("a failed primary Pod counts as gone: deleted, recreated on its volume, the Lease decides its role",
           "[cluster][failed][failover]") {
-  // Given a failed primary and Ready replicas, we should fail over (not recreate it as the primary),
-  // saying it failed, and bring it back as a replica on its volume.
+  // Given a failed primary and Ready replicas, we should delete the failed Pod (saying why) and recreate it
+  // on its volume, and leave the failover to the instances: a replica takes the primary Lease once it
+  // expires.
   World world(three_instances());
   world.settle();
-  world.annotate("db-2", "opctl.io/received-lsn", "0/3000060");
-  world.annotate("db-3", "opctl.io/received-lsn", "0/3000100");
+  world.managers_play_lease = false;
   fail(world, "db-1", "Evicted", "The node was low on resource: ephemeral-storage.");
 
   auto result = world.pass();
-  CHECK(world.status("currentPrimary") == "db-3");
-  CHECK(world.primary_pods() == "db-3");
   CHECK_FALSE(world.has("Pod", "db-1"));
   CHECK(world.has("PersistentVolumeClaim", "db-1"));
-  CHECK(world.reason("Progressing") == "FailedOver");
+  CHECK(world.reason("Progressing") == "WaitingForLease");
   CHECK(world.status("phaseReason").find("failed (Evicted") != std::string::npos);
   CHECK(event_with(result, "InstancePodFailed") != nullptr);
 
   world.pass();
   REQUIRE(world.has("Pod", "db-1"));
-  CHECK(world.role("db-1") == "replica");
+  world.set_lease_holder("db-3");  // the Lease expired; db-3 was the furthest
   world.settle();
   CHECK(world.phase() == "Healthy");
+  CHECK(world.status("currentPrimary") == "db-3");
   CHECK(world.primary_pods() == "db-3");
+  CHECK(world.role("db-1") == "replica");
 }
 
-TEST_CASE("within failoverDelay a failed primary is recreated in place, as a gone one is",
+TEST_CASE("a failed primary that comes back before its Lease expires keeps its role",
           "[cluster][failed][failover]") {
-  // Given failoverDelay 30 and a failed primary, we should not promote yet: the failed Pod is deleted and the
-  // primary comes back on its volume, still the primary, while the delay runs (as for a Pod that is gone).
   World world(three_instances());
   world.set_spec("failoverDelay", 30);
   world.settle();
@@ -139,12 +137,11 @@ TEST_CASE("within failoverDelay a failed primary is recreated in place, as a gon
   world.pass();
   CHECK_FALSE(world.has("Pod", "db-1"));
   CHECK(world.status("currentPrimary") == "db-1");
-  CHECK(world.reason("Progressing") == "WaitingForFailoverDelay");
-  CHECK(world.status("phaseReason").find("failed (Evicted") != std::string::npos);
+  CHECK(world.reason("Progressing") == "WaitingForLease");
 
   world.pass();
   REQUIRE(world.has("Pod", "db-1"));
-  CHECK(world.role("db-1") == "primary");
+  CHECK(world.role("db-1") == "primary");  // it still holds the Lease
   world.settle();
   CHECK(world.phase() == "Healthy");
   CHECK(world.status("currentPrimary") == "db-1");

@@ -1,6 +1,7 @@
 // The pass's side of the instance manager contract: what the Pods run, what
 // the pass reads back from the managers' annotations (role, positions), and
-// how it treats replicas that stopped streaming because their primary went.
+// and the errors they report. Failover itself is the managers' (the primary
+// Lease, test_cluster_failover.cpp and the instance loopback tests).
 #include <catch2/catch.hpp>
 
 #include "cluster_world.hpp"
@@ -18,14 +19,6 @@ void running_as(World& world, const std::string& pod, const std::string& role, b
   world.pod(pod)["status"]["containerStatuses"] = Json::array(
       {{{"name", "postgres"}, {"state", {{"running", {{"startedAt", "2026-12-01T00:00:00Z"}}}}}}});
   world.annotate(pod, "opctl.io/instance-role", role);
-}
-
-// A Pod deleted while its postgres container still runs (the manager shutting it down); returns the Pod
-// as it is, since the fake world forgets a Pod the pass does not list.
-Json being_deleted_while_running(World& world, const std::string& pod) {
-  running_as(world, pod, "primary", false);
-  world.pod(pod)["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
-  return world.pod(pod);
 }
 
 World healthy_cluster() {
@@ -84,48 +77,6 @@ TEST_CASE("status shows each instance's role, position and lag", "[cluster][inst
   CHECK(states[2]["lagBytes"] == 0x3000200 - 0x3000100);
 }
 
-TEST_CASE("replicas that stopped streaming with their primary can still be promoted", "[cluster][instance]") {
-  World world = healthy_cluster();
-  // The primary's PostgreSQL died: nobody is Ready any more, but both
-  // replicas' managers still run them as standbys.
-  world.set_ready("db-1", false);
-  running_as(world, "db-2", "replica", false);
-  running_as(world, "db-3", "replica", false);
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-3");
-  CHECK(world.primary_pods() == "db-3");
-}
-
-TEST_CASE("a replica whose manager is not running is not promoted, whatever its position",
-          "[cluster][instance]") {
-  World world = healthy_cluster();
-  world.set_ready("db-1", false);
-  running_as(world, "db-2", "replica", false);
-  running_as(world, "db-3", "replica", false);
-  world.pod("db-3")["status"]["containerStatuses"][0]["state"] = {
-      {"waiting", {{"reason", "CrashLoopBackOff"}}}};
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-2");
-  CHECK(world.primary_pods() == "db-2");
-}
-
-TEST_CASE("a primary that is still promoting is not failed over from again", "[cluster][instance]") {
-  World world = healthy_cluster();
-  world.set_ready("db-1", false);
-  world.pass();
-  REQUIRE(world.status("targetPrimary") == "db-3");
-  // The next pass comes before db-3's manager has promoted it.
-  running_as(world, "db-3", "replica", false);
-  running_as(world, "db-2", "replica", false);
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-3");
-  CHECK(world.reason("Progressing") == "Promoting");
-  // Promoted: Ready as the primary, the cluster settles.
-  running_as(world, "db-3", "primary", true);
-  world.settle();
-  CHECK(world.status("currentPrimary") == "db-3");
-}
-
 TEST_CASE("synchronous replication settings are checked against the instances", "[cluster][spec]") {
   using opctl::kinds::cluster::check_cluster;
   auto resource = [](Json spec) {
@@ -149,93 +100,6 @@ TEST_CASE("synchronous replication settings are checked against the instances", 
   REQUIRE(issues.size() == 1);
   CHECK(issues[0].field == "spec.maxSyncReplicas");
   CHECK(issues[0].message.find("less than instances (3)") != std::string::npos);
-}
-
-TEST_CASE("a primary whose Pod is being deleted shuts down cleanly before a replica is promoted",
-          "[cluster][instance]") {
-  World world = healthy_cluster();
-  Json terminating = being_deleted_while_running(world, "db-1");
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-1");
-  CHECK(world.reason("Progressing") == "PrimaryShuttingDown");
-  // Still there (the kubelet is stopping it), until its manager has stopped PostgreSQL: then the best replica
-  // takes over.
-  world.children["Pod/db-1"] = terminating;
-  world.pod("db-1")["status"]["containerStatuses"][0]["state"] = {{"terminated", {{"exitCode", 0}}}};
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-3");
-}
-
-TEST_CASE("a primary stuck terminating is failed over from after a while", "[cluster][instance]") {
-  World world = healthy_cluster();
-  Json terminating = being_deleted_while_running(world, "db-1");
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-1");
-  world.children["Pod/db-1"] = terminating;
-  world.clock.advance(std::chrono::seconds(61));
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-3");
-}
-
-namespace {
-
-void crashed_and_restarted(World& world, const std::string& pod, const std::string& finished) {
-  world.pod(pod)["status"]["containerStatuses"][0]["lastState"] = {
-      {"terminated", {{"exitCode", 3}, {"finishedAt", finished}}}};
-}
-
-}  // namespace
-
-TEST_CASE("a primary whose PostgreSQL crashed is failed over from even once its container is back",
-          "[cluster][instance]") {
-  World world = healthy_cluster();
-  world.clock.advance(std::chrono::seconds(30));
-  // The kubelet restarted the container; the manager serves as the primary again, Ready.
-  crashed_and_restarted(world, "db-1", "2026-11-29T16:00:20Z");
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-3");
-  CHECK(world.status("phaseReason").find("crashed") != std::string::npos);
-}
-
-TEST_CASE("a crash long ago, before the primary was named, or with a failoverDelay is not a failover",
-          "[cluster][instance]") {
-  SECTION("long ago") {
-    World world = healthy_cluster();
-    world.clock.advance(std::chrono::seconds(200));
-    crashed_and_restarted(world, "db-1", "2026-11-29T16:00:20Z");
-    world.pass();
-    CHECK(world.status("targetPrimary") == "db-1");
-  }
-  SECTION("before it was named") {
-    World world = healthy_cluster();
-    world.clock.advance(std::chrono::seconds(30));
-    crashed_and_restarted(world, "db-1", "2026-11-29T15:00:00Z");
-    world.pass();
-    CHECK(world.status("targetPrimary") == "db-1");
-  }
-  SECTION("with a failoverDelay the primary that is back in time keeps its role") {
-    World world = healthy_cluster();
-    world.set_spec("failoverDelay", 30);
-    world.clock.advance(std::chrono::seconds(30));
-    crashed_and_restarted(world, "db-1", "2026-11-29T16:00:20Z");
-    world.pass();
-    CHECK(world.status("targetPrimary") == "db-1");
-  }
-}
-
-TEST_CASE("a primary promoted but not yet seen Ready by the kubelet is not failed over from",
-          "[cluster][instance]") {
-  World world = healthy_cluster();
-  world.set_ready("db-1", false);
-  running_as(world, "db-1", "stopped", false);
-  world.pass();
-  REQUIRE(world.status("targetPrimary") == "db-3");
-  // Its manager has promoted it; the readiness probe has not run since.
-  running_as(world, "db-3", "primary", false);
-  running_as(world, "db-2", "replica", false);
-  world.pass();
-  CHECK(world.status("targetPrimary") == "db-3");
-  CHECK(world.reason("Progressing") == "Promoting");
 }
 
 TEST_CASE("an error an instance reports is a condition of the Cluster, without failing the pass",

@@ -53,49 +53,30 @@ TEST_CASE("a new image rolls through the replicas, highest serial first, then sw
   world.annotate("db-2", "opctl.io/received-lsn", "0/5000000");
   world.annotate("db-3", "opctl.io/received-lsn", "0/4000000");
 
-  // Switchover to the most advanced updated replica: the old primary stops first, nobody is labelled primary.
+  // Switchover to the most advanced updated replica, through the Lease: the pass names the target and
+  // deletes nothing; the old primary's manager stops it and hands the Lease over.
+  world.managers_play_lease = false;
   world.pass();
   CHECK(world.status("targetPrimary") == "db-2");
   CHECK(world.status("currentPrimary") == "db-1");
-  CHECK_FALSE(world.has("Pod", "db-1"));
-  CHECK(world.primary_pods().empty());
+  CHECK(world.has("Pod", "db-1"));
+  CHECK(world.primary_pods() == "db-1");
   CHECK(world.phase() == "Switchover");
+  world.pass();
+  CHECK(world.reason("Progressing") == "HandingOver");
+  CHECK(world.primary_pods() == "db-1");  // never two labelled primary, never a stale target labelled
 
-  // Then the new primary is labelled, and the old one comes back updated, as a replica.
+  // The Lease moved: the new primary is labelled, and the old one, now a replica, is updated.
+  world.set_lease_holder("db-2");
   world.pass();
   CHECK(world.status("currentPrimary") == "db-2");
   CHECK(world.primary_pods() == "db-2");
-  REQUIRE(world.has("Pod", "db-1"));
   CHECK(world.role("db-1") == "replica");
-  CHECK(world.image("db-1") == k_new);
-  world.set_ready("db-1", true);
-  world.pass();
+  world.managers_play_lease = true;
+  world.settle();
   CHECK(world.phase() == "Healthy");
   for (const auto& name : world.names("Pod"))
     CHECK(world.image(name) == k_new);
-}
-
-TEST_CASE("a switchover waits for the old primary to be gone before labelling the new one",
-          "[cluster][rolling]") {
-  World world = updating_cluster("switchover");
-  update_replicas(world);
-  world.pass();
-  REQUIRE(world.status("targetPrimary") != "db-1");
-  // The old primary's Pod is still terminating.
-  Json old = world.child("Pod", "db-2");
-  old["metadata"]["name"] = "db-1";
-  old["metadata"]["labels"]["opctl.io/instance"] = "db-1";
-  old["metadata"]["labels"]["opctl.io/role"] = "primary";
-  old["metadata"]["deletionTimestamp"] = "2026-11-29T16:00:00Z";
-  world.children["Pod/db-1"] = old;
-  world.pass();
-  CHECK(world.phase() == "Switchover");
-  CHECK(world.reason("Progressing") == "StoppingPrimary");
-  CHECK(world.role("db-2") == "replica");
-  CHECK(world.role("db-3") == "replica");
-  world.remove("Pod", "db-1");
-  world.pass();
-  CHECK(world.primary_pods() == world.status("targetPrimary"));
 }
 
 TEST_CASE("primaryUpdateMethod restart restarts the primary in place, without a failover",
@@ -207,10 +188,9 @@ TEST_CASE("opctl promote switches over a healthy cluster", "[cluster][rolling]")
   CHECK(world.status("currentPrimary") == "db-2");
   CHECK(world.phase() == "Healthy");
   // The request is acted on once: a later failover is not undone by the stale annotation.
-  world.set_ready("db-2", false);
+  world.set_lease_holder("db-3");
   world.pass();
-  std::string promoted = world.status("currentPrimary");
-  CHECK(promoted != "db-2");
+  CHECK(world.status("currentPrimary") == "db-3");
   world.settle();
-  CHECK(world.status("currentPrimary") == promoted);
+  CHECK(world.status("currentPrimary") == "db-3");
 }

@@ -48,8 +48,7 @@ TEST_CASE("scaling 5 to 2 removes the highest-serial replicas one per pass, neve
     CHECK(world.phase() == "Healthy");
   }
   SECTION("with the highest serial as primary") {
-    world.remove("Pod", "db-1");  // fail over: db-5 is the most advanced
-    world.annotate("db-5", "opctl.io/received-lsn", "0/9000000");
+    world.set_lease_holder("db-5");  // the instances failed over: db-5 was the most advanced
     world.pass();
     REQUIRE(world.status("currentPrimary") == "db-5");
     world.settle();
