@@ -23,7 +23,10 @@ using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
 // A primary's current timeline: the first 8 hex digits of its current WAL
-// file's name (pg_control lags until the next checkpoint).
+// file's name (pg_control lags until the next checkpoint). A standby's is
+// the newest of: the WAL receiver's (while it streams), its last restartpoint's
+// (which lags), and the timeline of the newest WAL segment it holds (which a
+// standby that stopped streaming keeps: candidates compare timelines).
 constexpr const char* k_primary_timeline_sql =
     "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int";
 
@@ -647,8 +650,10 @@ SELECT pg_is_in_recovery(),
        coalesce(pg_last_wal_receive_lsn()::text, ''),
        coalesce(pg_last_wal_replay_lsn()::text, ''),
        CASE WHEN pg_is_in_recovery()
-            THEN coalesce((SELECT received_tli FROM pg_stat_wal_receiver),
-                          (pg_control_checkpoint()).timeline_id)::text
+            THEN greatest(coalesce((SELECT received_tli FROM pg_stat_wal_receiver), 0),
+                          (pg_control_checkpoint()).timeline_id,
+                          coalesce((SELECT ('x' || substr(max(name), 1, 8))::bit(32)::int FROM pg_ls_waldir()
+                                    WHERE name ~ '^[0-9A-F]{{24}}$'), 0))::text
             ELSE ({})::text END,
        coalesce((SELECT status = 'streaming' FROM pg_stat_wal_receiver), false))SQL",
                                    k_primary_timeline_sql));

@@ -349,3 +349,26 @@ class Writer:
         assert not missing, (f"{len(missing)} of {len(self.acknowledged)} acknowledged writes are missing: "
                              f"{missing[:20]}; writer failures: {self.failures[:10]}\n{self.db.describe()}")
         return present
+
+
+def instance_manager_pid(db, pod_name):
+    """The host PID of an instance's manager (`opctl instance run`, PID 1 of its container), found by its
+    environment (as root)."""
+    wanted = {f"POD_NAME={pod_name}".encode(), f"NAMESPACE={db.namespace}".encode()}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if cmdline.read().split(b"\0")[1:3] != [b"instance", b"run"]:
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as environ:
+                variables = set(environ.read().split(b"\0"))
+        except (OSError, IndexError):
+            continue
+        if wanted <= variables:
+            return int(pid)
+    pytest.fail(f"no instance manager of {pod_name} in namespace {db.namespace} found")
+
+
+def instance_netns(db, pod_name):
+    """The network namespace of an instance's Pod."""
+    return f"/proc/{instance_manager_pid(db, pod_name)}/ns/net"

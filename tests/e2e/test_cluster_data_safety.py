@@ -26,7 +26,7 @@ import time
 
 import pytest
 
-from postgres_support import PgCluster, prepare_node_suite
+from postgres_support import PgCluster, instance_manager_pid, instance_netns, prepare_node_suite
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -127,29 +127,6 @@ def test_a_primary_whose_data_directory_lost_pg_version_refuses_initdb_and_keeps
     db.settle(timeout=180)
     assert db.app("SELECT count(*), sum(id) FROM kept") == "1000|500500"
     assert db.condition("InstanceErrors").get("status") == "False"
-
-
-def instance_manager_pid(db, pod_name):
-    """The host PID of an instance's manager (`opctl instance run`, PID 1 of its container), found by its
-    environment (as root)."""
-    wanted = {f"POD_NAME={pod_name}".encode(), f"NAMESPACE={db.namespace}".encode()}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                if cmdline.read().split(b"\0")[1:3] != [b"instance", b"run"]:
-                    continue
-            with open(f"/proc/{pid}/environ", "rb") as environ:
-                variables = set(environ.read().split(b"\0"))
-        except (OSError, IndexError):
-            continue
-        if wanted <= variables:
-            return int(pid)
-    pytest.fail(f"no instance manager of {pod_name} in namespace {db.namespace} found")
-
-
-def instance_netns(db, pod_name):
-    """The network namespace of an instance's Pod."""
-    return f"/proc/{instance_manager_pid(db, pod_name)}/ns/net"
 
 
 def test_min_sync_replicas_0_does_not_hold_commits_when_no_standby_streams(db):
