@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <set>
 
+#include "apply/applyset_store.hpp"
+#include "build_info.hpp"
 #include "config_values.hpp"
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_runner.hpp"
@@ -67,6 +70,23 @@ void run_members(const CommonOptions& options, const KeepRunningOptions& keep, C
 
 }  // namespace
 
+std::vector<model::Object> set_custom_resources(kube::ApiClient& client, const plan::ApplySetParent& parent,
+                                                const kinds::KindRegistry& registry) {
+  apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
+  auto live_parent = store.read();
+  if (!live_parent) return {};  // the set was never applied
+  // Of the inventory's group-kinds, the custom kinds; in its namespaces, one LIST each by the set's
+  // label: what opctl install's least-privilege RBAC allows (a LIST across namespaces it does not).
+  auto inventory = plan::ApplySetInventory::from_parent(*live_parent);
+  std::erase_if(inventory.group_kinds, [&registry](const plan::GroupKind& group_kind) {
+    return registry.find({group_kind.group, "", group_kind.kind}) == nullptr;
+  });
+  std::vector<model::Object> members;
+  for (auto& member : store.members(inventory))
+    members.emplace_back(std::move(member));
+  return members;
+}
+
 std::string why_not_keep_running(const CommonOptions& options) {
   if (!options.keep_running) return "--no-keep-running";
   if (!options.set_named) return "the set has no name";
@@ -108,8 +128,7 @@ void keep_running(const CommonOptions& options, const KeepRunningOptions& keep) 
     // Discovery from the disk cache may predate the CRDs: a kind it lacks is asked of the server once.
     for (const auto& reconciler : registry.all())
       connection->mapper->find(reconciler->kind());
-    auto members =
-        kinds::live_members(*connection->client, registry, applyset_parent_of(options.config).id());
+    auto members = set_custom_resources(*connection->client, applyset_parent_of(options.config), registry);
     if (members.empty()) return;
     run_members(options, keep, *connection, registry, members);
   } catch (const Error& error) {

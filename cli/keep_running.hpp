@@ -12,7 +12,10 @@
 #include "apply/pass_report.hpp"
 #include "cluster_connection.hpp"
 #include "common_options.hpp"
+#include "kinds/kind_registry.hpp"
+#include "kube/api_client.hpp"
 #include "model/object.hpp"
+#include "plan/applyset.hpp"
 
 namespace opctl::cli {
 
@@ -28,14 +31,23 @@ std::string why_not_keep_running(const CommonOptions& options);
 // "" when it recorded none (no member exists, or all were gone).
 std::string kept_running_line(const std::vector<model::Object>& members, const apply::PassReport& report);
 
+// The set's live custom resources: of the group-kinds its ApplySet parent
+// records, those `registry` reconciles, listed in the namespaces it records
+// by the part-of label (one LIST each, as prune lists, which opctl install's
+// RBAC allows; a LIST across namespaces it does not). Empty when the parent
+// does not exist. Throws the API's errors.
+std::vector<model::Object> set_custom_resources(kube::ApiClient& client, const plan::ApplySetParent& parent,
+                                                const kinds::KindRegistry& registry);
+
 struct KeepRunningOptions {
   bool text = true;  // -o text: one line per outcome
   // The connection the failed load had opened; null: connect now.
   ClusterConnection* connection = nullptr;
 };
 
-// Lists the set's live custom resources and, when there are any, takes the
-// set's Lease and runs their reconcilers once. Never throws: what stops it is
+// Lists the set's live custom resources (the custom kinds of its ApplySet
+// inventory, in its namespaces, by the part-of label) and, when there are
+// any, takes the set's Lease and runs their reconcilers once. Never throws: what stops it is
 // printed as a warning, since the load's error is the one that counts.
 void keep_running(const CommonOptions& options, const KeepRunningOptions& keep);
 

@@ -59,8 +59,8 @@ class KindRunner {
   // not happen) is reconciled from its live spec when it exists.
   void run(const std::vector<model::Object>& desired, apply::PassReport& report);
 
-  // Reconciles `members` (from live_members) from their live spec: the set
-  // could not be loaded, so nothing of it is applied; each parent's outcome
+  // Reconciles `members` (the set's live custom resources) from their live
+  // spec: the set could not be loaded, so nothing of it is applied; each parent's outcome
   // is `unchanged`, with what its reconciler reported.
   void run_live(const std::vector<model::Object>& members, apply::PassReport& report);
 
