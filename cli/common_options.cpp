@@ -56,6 +56,8 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
   fill(options, "--prune-namespaces", options.prune_namespaces, config.prune_namespaces);
   fill(options, "--prune-crds", options.prune_crds, config.prune_crds);
   fill(options, "--wait", options.wait, config.wait);
+  if (config.keep_running && !flag_given(options, "--keep-running"))
+    options.keep_running = *config.keep_running;
   fill(options, "--delete-propagation", options.delete_propagation, config.delete_propagation);
   if (config.exec_timeout && !flag_given(options, "--exec-timeout"))
     options.exec_timeout = std::to_string(config.exec_timeout->count()) + "s";
@@ -235,6 +237,13 @@ void add_set_flags(CLI::App& command, CommonOptions& options) {
 void add_take_over_flag(CLI::App& command, CommonOptions& options) {
   command.add_flag("--take-over", options.take_over,
                    "Prune even though the set was last written from another source, and record this one");
+}
+
+void add_keep_running_flag(CLI::App& command, CommonOptions& options) {
+  command.add_flag("--keep-running,!--no-keep-running", options.keep_running,
+                   "When the set cannot be loaded (git unreachable, an invalid manifest), still reconcile "
+                   "its custom resources that exist (Clusters, Backups) from their live spec, under its "
+                   "Lease; the default. --no-keep-running: then nothing runs (also: spec.keepRunning)");
 }
 
 void require_named_set_for_prune(const CommonOptions& options) {

@@ -36,13 +36,19 @@ struct CommonOptions {
   bool prune_namespaces = false;  // --prune-namespaces
   bool prune_crds = false;        // --prune-crds
   bool wait = false;              // --wait
-  std::string timeout = "5m";     // --timeout
+  // When the set cannot be loaded, reconcile run its custom resources that exist from their live
+  // spec (--no-keep-running turns it off).
+  bool keep_running = true;
+  std::string timeout = "5m";  // --timeout
   std::string delete_propagation = "Background";
   bool no_color = false;
   bool verbose = false;
   bool quiet = false;
   // Filled in by apply_config: the file that was read (or defaults).
   config::RunConfig config;
+  // Filled in by load_manifests once it has looked for an opctl.yaml in the source (and applied it):
+  // from then on the set's name and namespace are final.
+  bool source_config_checked = false;
   CLI::App* command = nullptr;  // to tell which flags were given
 };
 
@@ -58,6 +64,9 @@ void add_pass_flags(CLI::App& command, CommonOptions& options);
 void add_set_flags(CLI::App& command, CommonOptions& options);
 // --take-over, for the commands that prune (or preview pruning).
 void add_take_over_flag(CLI::App& command, CommonOptions& options);
+
+// --keep-running / --no-keep-running, for the command that runs a pass.
+void add_keep_running_flag(CLI::App& command, CommonOptions& options);
 
 // The set's name when neither --name nor metadata.name gives one. Such a set
 // may apply but never prune: two unnamed sets would prune each other.

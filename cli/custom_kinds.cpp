@@ -36,8 +36,14 @@ void CustomKinds::plug_into(apply::PassOptions& pass, kube::ApiClient& client,
       kinds::KindRunner(client, registry_, {*clock_, *random_}, runner).run(resources_, report);
     } catch (const Error& error) {
       if (error.category() == ErrorCategory::lock_held) throw;  // the Lease is lost: stop writing at once
-      report.result = apply::PassResult::failed;
-      report.message = std::string("custom kinds: ") + error.what();
+      // The pass's first failure stays the one it reports (the runner may follow a failed wave).
+      std::string message = std::string("custom kinds: ") + error.what();
+      if (report.result == apply::PassResult::succeeded) {
+        report.result = apply::PassResult::failed;
+        report.message = message;
+      } else {
+        report.message += "; " + message;
+      }
     }
   };
 }

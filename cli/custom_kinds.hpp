@@ -25,7 +25,8 @@ class CustomKinds {
               const std::function<void(const std::string&)>& warn);
 
   // Sets pass.run_custom_kinds (and keeps the pass's health waits off the
-  // custom kinds: their readiness is the runner's, which runs after the waves).
+  // custom kinds: their readiness is the runner's, which runs after the waves,
+  // also when an object of the set failed).
   void plug_into(apply::PassOptions& pass, kube::ApiClient& client,
                  std::function<void(const std::string&)> on_waiting);
 

@@ -32,6 +32,7 @@ std::pair<source::SourceRevision, std::vector<model::Object>> load_manifests(Com
                                          "); point --path at one environment or use -f"}});
   if (configs.size() == 1)
     apply_found_config(options, config::parse_run_config(configs[0]->content, configs[0]->path));
+  options.source_config_checked = true;
   return {desired.revision,
           source::parse_manifests(source::decrypt_sops_files(std::move(manifests), options.sops))};
 }
@@ -48,8 +49,12 @@ DesiredSet load_desired_set(CommonOptions& options) {
 
 DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
                                std::vector<model::Object> objects) {
-  DesiredSet set{std::move(revision), std::move(objects), {}};
-  set.connection = connect(options);
+  DesiredSet set{std::move(revision), std::move(objects), connect(options)};
+  resolve_desired_set(options, set);
+  return set;
+}
+
+void resolve_desired_set(const CommonOptions& options, DesiredSet& set) {
   kube::RestMapper& mapper = *set.connection.mapper;
   auto served = [&mapper](const model::GroupVersionKind& gvk) -> std::optional<bool> {
     auto info = mapper.find(gvk);
@@ -60,7 +65,6 @@ DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision re
   if (auto duplicates = source::duplicate_problems(set.objects); !duplicates.empty())
     throw InvalidInputError(std::move(duplicates));
   apply::mark_managed(set.objects, set.revision.annotation());
-  return set;
 }
 
 }  // namespace opctl::cli

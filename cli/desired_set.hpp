@@ -33,8 +33,14 @@ DesiredSet load_desired_set(CommonOptions& options);
 // desired set's memory, and nothing reads them after the checks.
 void forget_field_lines(std::vector<model::Object>& objects);
 
-// The second half of load_desired_set, for manifests already loaded.
+// The second half of load_desired_set, for manifests already loaded:
+// connect, then resolve_desired_set.
 DesiredSet connect_desired_set(CommonOptions& options, source::SourceRevision revision,
                                std::vector<model::Object> objects);
+
+// For a set already connected: gives namespaced objects the default
+// namespace (cluster-scoped kinds none), then marks them as opctl's. Throws
+// InvalidInputError when that makes two objects the same one.
+void resolve_desired_set(const CommonOptions& options, DesiredSet& set);
 
 }  // namespace opctl::cli

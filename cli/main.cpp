@@ -7,6 +7,7 @@
 
 #include "build_info.hpp"
 #include "commands.hpp"
+#include "error_output.hpp"
 #include "exit_codes.hpp"
 #include "model/error.hpp"
 #include "suggestions.hpp"
@@ -70,14 +71,8 @@ int main(int argc, char** argv) {
     int code = app.exit(error);
     if (code != 0) print_suggestion(app, argc, argv);
     return code == 0 ? 0 : cli::k_exit_invalid_input;
-  } catch (const InvalidInputError& error) {
-    for (const auto& problem : error.problems())
-      std::cerr << "error: " << problem.to_string() << "\n";
-    std::cerr << "nothing was applied\n";
-    return cli::k_exit_invalid_input;
   } catch (const Error& error) {
-    std::cerr << "error: " << error.what() << "\n";
-    return cli::exit_code_for(error.category());
+    return cli::print_error(error);
   } catch (const std::exception& error) {
     std::cerr << "internal error: " << error.what() << "\n";
     return cli::k_exit_cluster_error;

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 
 #include "apply/apply_pass.hpp"
 #include "apply/home_namespace.hpp"
@@ -13,11 +14,14 @@
 #include "config_values.hpp"
 #include "custom_kinds.hpp"
 #include "desired_set.hpp"
+#include "error_output.hpp"
 #include "exit_codes.hpp"
+#include "keep_running.hpp"
 #include "pass_render.hpp"
 #include "pass_validation.hpp"
 #include "progress.hpp"
 #include "report_file.hpp"
+#include "set_lease.hpp"
 #include "stop_signals.hpp"
 #include "terminal.hpp"
 
@@ -84,27 +88,51 @@ std::unique_ptr<apply::LeaseLock> take_lease(const ReconcileOptions& options, De
   if (apply::create_home_namespace(client, desired.objects, pass.applyset, pass.apply) && !common.quiet)
     std::cerr << "created namespace " << pass.applyset.namespace_name
               << " (it holds the Lease and the ApplySet)\n";
-  if (!common.config.lease_enabled) return nullptr;
-  // The same transport settings as every other request (user agent, -v logging, exec timeout);
-  // the Lease is named as the set's ApplySet parent, beside it.
-  auto lease = apply::LeaseLock::acquire(
-      kube::make_curl_transport(desired.connection.config, transport_options(common)),
-      {pass.applyset.name, pass.applyset.namespace_name, apply::default_lease_holder(),
-       common.config.lease_duration});
-  client.set_write_gate([raw = lease.get()] { raw->ensure_held(); });
-  return lease;
+  return lock_set(common, desired.connection, pass.applyset);
+}
+
+// The set could not be loaded: the error as every command prints it, then
+// (unless this is a dry run or the set cannot be told) its custom resources
+// that exist are kept running from their live spec. The exit code is the
+// failure's.
+int set_not_loaded(const ReconcileOptions& options, const Error& error, ClusterConnection* connection) {
+  int code = print_error(error);
+  if (options.dry_run) return code;
+  const CommonOptions& common = options.common;
+  if (auto why = why_not_keep_running(common); !why.empty()) {
+    if (common.verbose)
+      std::cerr << "opctl: the set's custom resources are not kept running: " << why << "\n";
+    return code;
+  }
+  keep_running(common, {options.output == "text", connection});
+  return code;
 }
 
 int run_reconcile(ReconcileOptions& options) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
-  // Everything is loaded and validated before the first request that could change the cluster.
-  DesiredSet desired = load_desired_set(options.common);
+  std::pair<source::SourceRevision, std::vector<model::Object>> manifests;
+  try {
+    manifests = load_manifests(options.common);
+  } catch (const Error& error) {
+    if (error.category() == ErrorCategory::lock_held) throw;
+    return set_not_loaded(options, error, nullptr);
+  }
   require_named_set_for_prune(common);  // after an opctl.yaml inside the source was read
-  validate_for_pass(common, desired);
-  CustomKinds custom_kinds(common, desired.objects, [&](const std::string& line) {
-    if (!common.quiet) std::cerr << "warning: " << line << "\n";
-  });
+  // Without the cluster nothing can run: its errors are not the set's.
+  DesiredSet desired{std::move(manifests.first), std::move(manifests.second), connect(options.common)};
+  std::optional<CustomKinds> checked_kinds;
+  try {
+    resolve_desired_set(common, desired);
+    validate_for_pass(common, desired);
+    checked_kinds.emplace(common, desired.objects, [&](const std::string& line) {
+      if (!common.quiet) std::cerr << "warning: " << line << "\n";
+    });
+  } catch (const Error& error) {
+    if (error.category() == ErrorCategory::lock_held) throw;
+    return set_not_loaded(options, error, &desired.connection);
+  }
+  CustomKinds& custom_kinds = *checked_kinds;
   apply::PassOptions pass = pass_options(options, desired);
   forget_field_lines(desired.objects);  // checked: custom_kinds keeps its own copies
 
@@ -167,7 +195,8 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   auto* command =
       app.add_subcommand("reconcile", "Run one reconcile pass: load, validate, apply in order, prune");
   command->footer(
-      "Exit codes: 0 done, 2 invalid input (nothing applied), 3 cluster error or an object failed, 4 lock "
+      "Exit codes: 0 done, 2 invalid input (nothing of the set applied), 3 cluster error or an object "
+      "failed, 4 lock "
       "held "
       "by another run or the Lease lost during the pass (it stops writing at once), 5 timed out or an object "
       "cannot become healthy, 130/143 stopped by SIGINT/SIGTERM (the requests in flight finish, the run is "
@@ -184,6 +213,7 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   add_pass_flags(*command, options->common);
   command->add_flag("--dry-run", options->dry_run,
                     "Show the plan (create, configure, prune) without changing anything");
+  add_keep_running_flag(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();

@@ -94,7 +94,9 @@ class PassExecutor {
     std::optional<PruneExecution> pruned;
     if (report_.result == PassResult::succeeded && !pass.stop_now() && options_.prune)
       pruned = execute_prune(pass);
-    if (report_.result == PassResult::succeeded && !pass.stop_now() && options_.run_custom_kinds) {
+    // Whatever else failed: a Cluster's reconciler repairs and fails over from what exists, and must not
+    // wait on an unrelated object of the set.
+    if (!pass.stop_now() && options_.run_custom_kinds) {
       options_.run_custom_kinds(report_);
       pass.stop_now();
     }

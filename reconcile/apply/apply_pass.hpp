@@ -49,9 +49,12 @@ struct PassOptions {
   std::string tooling;   // applyset.kubernetes.io/tooling, "opctl/<version>"
   std::string revision;  // recorded as the last run
   PassEvents events;
-  // Runs after the waves and prune of a pass that applied everything (never
-  // in a dry run), before the last run is recorded: the custom-kind
+  // Runs after the waves and prune (never in a dry run, nor once the pass is
+  // interrupted), before the last run is recorded: the custom-kind
   // reconcilers, plugged in by the CLI so apply does not depend on kinds.
+  // It also runs when an object of the set failed, timed out or stayed
+  // unhealthy: the custom resources that exist keep being reconciled (the
+  // report says which were not applied), and the pass stays failed.
   std::function<void(PassReport&)> run_custom_kinds;
   // True once the pass should stop (SIGTERM/SIGINT): checked before every
   // batch of writes; the pass then records itself interrupted and returns.

@@ -207,6 +207,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
           config.delete_propagation = value.get<std::string>();
         }},
        {"wait", reader.into(config.wait)},
+       {"keepRunning", reader.into(config.keep_running)},
        {"timeout", reader.into(config.timeout)},
        {"execTimeout", reader.into(config.exec_timeout)},
        {"forceConflicts", reader.into(config.force_conflicts)},

@@ -88,6 +88,7 @@ struct RunConfig {
   VerifySettings verify;
   std::optional<std::string> default_namespace;
   std::optional<bool> prune, prune_namespaces, prune_crds, wait, force_conflicts;
+  std::optional<bool> keep_running;  // spec.keepRunning, as --no-keep-running when false
   std::optional<std::string> delete_propagation;
   std::optional<std::chrono::seconds> timeout;
   std::optional<std::chrono::seconds> exec_timeout;  // kubeconfig exec plugins, as --exec-timeout

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "kinds/owned_objects.hpp"
@@ -16,11 +17,11 @@ namespace {
 
 // Why the pass did not succeed when custom resources failed or were still
 // waited for at the deadline; "" when neither.
-void settle(const std::vector<RunnerTarget>& targets, const std::vector<TargetState>& states,
+void settle(const std::vector<model::ObjectKey>& keys, const std::vector<TargetState>& states,
             apply::PassReport& report, bool timed_out) {
   std::vector<std::string> failed, waiting;
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    auto entry = fmt::format("{} ({})", targets[i].key.to_string(), states[i].summary);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    auto entry = fmt::format("{} ({})", keys[i].to_string(), states[i].summary);
     if (states[i].failed) failed.push_back(entry);
     if (!states[i].failed && !states[i].ready) waiting.push_back(entry);
   }
@@ -40,13 +41,47 @@ KindRunner::KindRunner(kube::ApiClient& client, const KindRegistry& registry, Co
                        RunnerOptions options)
     : client_(client), registry_(registry), context_(context), options_(std::move(options)) {}
 
-std::vector<RunnerTarget> KindRunner::targets(const std::vector<model::Object>& desired) {
-  std::vector<RunnerTarget> found;
+std::vector<model::Object> live_members(kube::ApiClient& client, const KindRegistry& registry,
+                                        const std::string& applyset_id) {
+  std::vector<model::Object> found;
+  if (applyset_id.empty()) return found;
+  kube::ListOptions options;
+  options.label_selector = std::string(plan::k_applyset_part_of_label) + "=" + applyset_id;
+  // What discovery already knows, without find()'s refresh for a kind it does
+  // not: a custom kind whose CRD is not installed has no members, and asking
+  // the server again for each such kind cost two requests a pass.
+  const auto& served = client.mapper().all();
+  for (const auto& reconciler : registry.all()) {
+    auto info = served.find(reconciler->kind());
+    if (info == served.end()) continue;
+    try {
+      for (auto& member : client.list(info->second, "", options))
+        found.emplace_back(std::move(member));
+    } catch (const kube::ApiError&) {
+      continue;  // not allowed to list across namespaces
+    }
+  }
+  return found;
+}
+
+std::vector<KindRunner::Target> KindRunner::targets(const std::vector<model::Object>& desired,
+                                                    const apply::PassReport& report) {
+  std::map<model::ObjectKey, const apply::ObjectOutcome*> outcomes;
+  for (const auto& outcome : report.outcomes)
+    outcomes[outcome.key] = &outcome;
+  std::vector<Target> found;
   for (const auto& object : desired) {
     KindReconciler* reconciler = registry_.find(object.gvk());
     if (reconciler == nullptr) continue;
-    found.push_back(
-        {reconciler, object.key(), object.api_version(), object.location(), plan::wave_of(object)});
+    Target target{{reconciler, object.key(), object.api_version(), object.location(), plan::wave_of(object)},
+                  "",
+                  apply::Action::configured};
+    // Not applied: the live resource (if any) is reconciled as it stands.
+    auto outcome = outcomes.find(target.runner.key);
+    if (outcome != outcomes.end() && (outcome->second->action == apply::Action::failed ||
+                                      outcome->second->action == apply::Action::skipped))
+      target.note = outcome->second->message + "; kept running from its live spec";
+    found.push_back(std::move(target));
   }
   finalizing_members(found);
   return found;
@@ -54,48 +89,33 @@ std::vector<RunnerTarget> KindRunner::targets(const std::vector<model::Object>& 
 
 // Members of the set being deleted (pruned, or deleted by hand) that still
 // carry a finalizer of ours: their reconciler must finish them.
-void KindRunner::finalizing_members(std::vector<RunnerTarget>& found) {
-  if (options_.applyset_id.empty()) return;
+void KindRunner::finalizing_members(std::vector<Target>& found) {
   std::set<model::ObjectKey> known;
   for (const auto& target : found)
-    known.insert(target.key);
-  kube::ListOptions options;
-  options.label_selector = std::string(plan::k_applyset_part_of_label) + "=" + options_.applyset_id;
-  // What discovery already knows, without find()'s refresh for a kind it does
-  // not: a custom kind whose CRD is not installed has no members to finish,
-  // and asking the server again for each such kind cost two requests a pass.
-  const auto& served = client_.mapper().all();
-  for (const auto& reconciler : registry_.all()) {
-    auto info = served.find(reconciler->kind());
-    if (info == served.end()) continue;
-    std::vector<model::Json> members;
-    try {
-      members = client_.list(info->second, "", options);
-    } catch (const kube::ApiError&) {
-      continue;  // not allowed to list across namespaces: desired resources are still reconciled
-    }
-    for (const auto& member : members) {
-      if (!member["metadata"].contains("deletionTimestamp")) continue;
-      if (managed_finalizers(member, k_controller_field_manager).empty()) continue;
-      auto key = plan::key_of_live(member);
-      if (known.contains(key)) continue;
-      found.push_back({reconciler.get(), key, member.value("apiVersion", ""), {}, 0});
-    }
+    known.insert(target.runner.key);
+  for (const auto& member : live_members(client_, registry_, options_.applyset_id)) {
+    const model::Json& body = member.body();
+    if (!body["metadata"].contains("deletionTimestamp")) continue;
+    if (managed_finalizers(body, k_controller_field_manager).empty()) continue;
+    KindReconciler* reconciler = registry_.find(member.gvk());
+    if (reconciler == nullptr || known.contains(member.key())) continue;
+    found.push_back({{reconciler, member.key(), member.api_version(), {}, 0}, "", apply::Action::configured});
   }
 }
 
-void KindRunner::record_parent(const RunnerTarget& target, TargetState& state, apply::PassReport& report) {
+void KindRunner::record_parent(const Target& target, TargetState& state, apply::PassReport& report) {
   if (state.gone || state.summary == state.emitted) return;
   state.emitted = state.summary;
+  const RunnerTarget& runner = target.runner;
   apply::ObjectOutcome* outcome = nullptr;
   for (auto& existing : report.outcomes)
-    if (existing.key == target.key) outcome = &existing;
+    if (existing.key == runner.key) outcome = &existing;
   if (outcome == nullptr) {
     report.outcomes.push_back(
-        {target.key, target.api_version, target.location, target.wave, apply::Action::configured, "", {}});
+        {runner.key, runner.api_version, runner.location, runner.wave, target.action, "", {}});
     outcome = &report.outcomes.back();
   }
-  outcome->message = state.summary;
+  outcome->message = target.note.empty() ? state.summary : target.note + ": " + state.summary;
   if (state.failed) outcome->action = apply::Action::failed;
   if (options_.on_outcome) options_.on_outcome(*outcome);
 }
@@ -107,18 +127,36 @@ void KindRunner::sleep_until(std::chrono::steady_clock::time_point wake, const C
 }
 
 void KindRunner::run(const std::vector<model::Object>& desired, apply::PassReport& report) {
+  reconcile(targets(desired, report), report);
+}
+
+void KindRunner::run_live(const std::vector<model::Object>& members, apply::PassReport& report) {
+  std::vector<Target> found;
+  for (const auto& member : members) {
+    KindReconciler* reconciler = registry_.find(member.gvk());
+    if (reconciler == nullptr) continue;
+    found.push_back({{reconciler, member.key(), member.api_version(), {}, plan::wave_of(member)},
+                     "from its live spec",
+                     apply::Action::unchanged});
+  }
+  reconcile(found, report);
+}
+
+void KindRunner::reconcile(const std::vector<Target>& found, apply::PassReport& report) {
   SystemClock system_clock;
   const Clock& clock = options_.clock ? *options_.clock : system_clock;
   apply::OutcomeLog log(report, options_.on_outcome);
-  std::vector<RunnerTarget> found = targets(desired);
   std::vector<TargetState> states(found.size());
+  std::vector<model::ObjectKey> keys;
+  for (const auto& target : found)
+    keys.push_back(target.runner.key);
   for (int round = 0;; ++round) {
     for (std::size_t i = 0; i < found.size(); ++i) {
       if (stopping()) return;
       if (round > 0 && (states[i].gone || states[i].failed || (states[i].ready && !states[i].requeue)))
         continue;
       std::string emitted = states[i].emitted;
-      states[i] = ResourcePass(client_, context_, found[i], log,
+      states[i] = ResourcePass(client_, context_, found[i].runner, log,
                                {options_.delete_propagation, round == 0, options_.stop_requested})
                       .run();
       states[i].emitted = emitted;
@@ -132,18 +170,18 @@ void KindRunner::run(const std::vector<model::Object>& desired, apply::PassRepor
     for (std::size_t i = 0; i < found.size(); ++i) {
       if (states[i].gone || states[i].failed || states[i].ready || !states[i].requeue) continue;
       if (!next || *states[i].requeue < *next) next = states[i].requeue;
-      if (waiting_for.empty()) waiting_for = found[i].key.to_string() + ": " + states[i].summary;
+      if (waiting_for.empty()) waiting_for = found[i].runner.key.to_string() + ": " + states[i].summary;
     }
     if (!next) break;
     auto wake = clock.steady_now() + std::max(*next, std::chrono::seconds(1));
     if (wake > options_.deadline) {
-      settle(found, states, report, true);
+      settle(keys, states, report, true);
       return;
     }
     if (options_.on_waiting) options_.on_waiting("waiting for " + waiting_for);
     sleep_until(wake, clock);
   }
-  settle(found, states, report, false);
+  settle(keys, states, report, false);
 }
 
 }  // namespace opctl::kinds

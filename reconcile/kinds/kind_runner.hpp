@@ -16,6 +16,11 @@
 // Degraded or could not be reconciled. A failure in one resource never stops
 // the others. With `wait`, rounds repeat while a resource is not Ready and
 // asked for a requeue, until the deadline (then the pass is timed-out).
+//
+// The runner reads every parent from the server, so it always works from the
+// live spec: a desired resource whose apply failed or was skipped is
+// reconciled as it stands (its outcome says so), and run_live() reconciles
+// the set's live members when the set itself could not be loaded.
 #pragma once
 
 #include <chrono>
@@ -49,13 +54,30 @@ class KindRunner {
   KindRunner(kube::ApiClient& client, const KindRegistry& registry, Context context, RunnerOptions options);
 
   // Reconciles the custom resources of `desired` (namespaces already
-  // defaulted) and the finalizing members; records into `report`.
+  // defaulted) and the finalizing members; records into `report`. A desired
+  // resource whose outcome in `report` is failed or skipped (its apply did
+  // not happen) is reconciled from its live spec when it exists.
   void run(const std::vector<model::Object>& desired, apply::PassReport& report);
 
+  // Reconciles `members` (the set's live custom resources) from their live
+  // spec: the set could not be loaded, so nothing of it is applied; each parent's outcome
+  // is `unchanged`, with what its reconciler reported.
+  void run_live(const std::vector<model::Object>& members, apply::PassReport& report);
+
  private:
-  std::vector<RunnerTarget> targets(const std::vector<model::Object>& desired);
-  void finalizing_members(std::vector<RunnerTarget>& found);
-  void record_parent(const RunnerTarget& target, TargetState& state, apply::PassReport& report);
+  struct Target {
+    RunnerTarget runner;
+    // Put before the reconciler's summary in the parent's outcome: why it was
+    // reconciled from its live spec ("" when it was applied).
+    std::string note;
+    // The parent's outcome when the pass recorded none for it.
+    apply::Action action = apply::Action::configured;
+  };
+
+  std::vector<Target> targets(const std::vector<model::Object>& desired, const apply::PassReport& report);
+  void finalizing_members(std::vector<Target>& found);
+  void reconcile(const std::vector<Target>& found, apply::PassReport& report);
+  void record_parent(const Target& target, TargetState& state, apply::PassReport& report);
   bool stopping() const { return options_.stop_requested && options_.stop_requested(); }
   // Sleeps until `wake`, waking early when the run should stop.
   void sleep_until(std::chrono::steady_clock::time_point wake, const Clock& clock) const;
@@ -65,5 +87,11 @@ class KindRunner {
   Context context_;
   RunnerOptions options_;
 };
+
+// The members of the set (applyset.kubernetes.io/part-of=<applyset_id>) of
+// every registered kind the server serves, as they are live, across
+// namespaces. A kind the caller may not list across namespaces is left out.
+std::vector<model::Object> live_members(kube::ApiClient& client, const KindRegistry& registry,
+                                        const std::string& applyset_id);
 
 }  // namespace opctl::kinds

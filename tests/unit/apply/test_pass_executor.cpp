@@ -123,6 +123,33 @@ TEST_CASE("a failed object fails the pass but not its wave; later waves are skip
              Catch::Contains("\"result\":\"failed\""));
 }
 
+TEST_CASE("the custom kinds still run after an object failed, and the pass stays failed", "[pass_executor]") {
+  // Given a failed object in wave 0, we should still hand the report to the custom kinds (they reconcile what
+  // exists) before the run is recorded, and keep the failure as the pass's result.
+  Fixture f;
+  f.server.answer("PATCH /api/v1/namespaces/shop/configmaps/bad", 422,
+                  R"({"kind":"Status","code":422,"reason":"Invalid","message":"data.key: Invalid value"})");
+  bool ran = false;
+  f.options.run_custom_kinds = [&ran](PassReport& report) {
+    ran = true;
+    CHECK(report.result == PassResult::failed);
+  };
+  auto report = f.run({config_map("bad"), config_map("later", "1")});
+  CHECK(ran);
+  CHECK(report.result == PassResult::failed);
+  CHECK(report.message == "an object in wave 0 failed");
+}
+
+TEST_CASE("an interrupted pass does not run the custom kinds", "[pass_executor]") {
+  Fixture f;
+  f.options.stop_requested = [&f] { return f.server.get("", "configmaps", "shop", "first").has_value(); };
+  bool ran = false;
+  f.options.run_custom_kinds = [&ran](PassReport&) { ran = true; };
+  auto report = f.run({config_map("first"), config_map("second", "1")});
+  CHECK(report.result == PassResult::interrupted);
+  CHECK_FALSE(ran);
+}
+
 TEST_CASE("an interrupted pass finishes the batch in flight and sends nothing after", "[pass_executor]") {
   Fixture f;
   f.options.stop_requested = [&f] { return f.server.get("", "configmaps", "shop", "first").has_value(); };

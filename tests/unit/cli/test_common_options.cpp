@@ -119,3 +119,37 @@ TEST_CASE("--qps is adaptive by default, fixed when a number is given, and opctl
     CHECK_THROWS_AS(app.parse("--qps " + bad, false), CLI::ParseError);
   }
 }
+
+TEST_CASE("keeping the custom resources running is on unless --no-keep-running or spec.keepRunning: false",
+          "[common_options]") {
+  // Given no flag and no file, we should keep them running; a found opctl.yaml may turn it off, and the flag
+  // wins over the file either way.
+  {
+    cli::CommonOptions options;
+    CLI::App app;
+    cli::add_source_flags(app, options);
+    cli::add_keep_running_flag(app, options);
+    app.parse("--path manifests", false);
+    CHECK(options.keep_running);
+    cli::apply_found_config(options, found_config("  keepRunning: false\n"));
+    CHECK_FALSE(options.keep_running);
+  }
+  {
+    cli::CommonOptions options;
+    CLI::App app;
+    cli::add_source_flags(app, options);
+    cli::add_keep_running_flag(app, options);
+    app.parse("--path manifests --keep-running", false);
+    cli::apply_found_config(options, found_config("  keepRunning: false\n"));
+    CHECK(options.keep_running);
+  }
+  {
+    cli::CommonOptions options;
+    CLI::App app;
+    cli::add_source_flags(app, options);
+    cli::add_keep_running_flag(app, options);
+    app.parse("--path manifests --no-keep-running", false);
+    cli::apply_found_config(options, found_config("  keepRunning: true\n"));
+    CHECK_FALSE(options.keep_running);
+  }
+}

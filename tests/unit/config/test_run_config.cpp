@@ -21,6 +21,14 @@ TEST_CASE("execTimeout and pruneCRDs are read; a missing name stays empty", "[ru
       Catch::Contains("opctl.yaml:4: spec.execTimeout: must be a duration"));
 }
 
+TEST_CASE("spec.keepRunning is a boolean, absent unless given", "[run_config]") {
+  auto header = std::string("apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n");
+  CHECK_FALSE(parse_run_config(header + "  wait: true\n", "opctl.yaml").keep_running);
+  CHECK(parse_run_config(header + "  keepRunning: false\n", "opctl.yaml").keep_running == false);
+  CHECK_THROWS_WITH(parse_run_config(header + "  keepRunning: sometimes\n", "opctl.yaml"),
+                    Catch::Contains("spec.keepRunning"));
+}
+
 TEST_CASE("spec.helm entries are read with every field and where they start", "[run_config][helm]") {
   // Given a helm: entry with values from another path, we should keep every field and the entry's line.
   auto config = parse_run_config(R"(apiVersion: opctl.io/v1alpha1

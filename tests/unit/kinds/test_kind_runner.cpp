@@ -211,3 +211,88 @@ TEST_CASE("a custom kind whose CRD is not installed costs no discovery request w
            request.path.find("applyset.kubernetes.io%2Fpart-of%3Dapplyset-abc") != std::string::npos;
   }));
 }
+
+TEST_CASE("when the set could not be loaded, its live members are reconciled from their live spec",
+          "[kind_runner]") {
+  // Given a Gadget of the set that exists (count 2) and one of another set, we should find only the set's,
+  // make its two children from its live spec, write nothing but its status, and record it unchanged, saying
+  // why.
+  Fixture f;
+  Json ours = {
+      {"apiVersion", "example.com/v1"},
+      {"kind", "Gadget"},
+      {"metadata",
+       {{"name", "g"}, {"namespace", "shop"}, {"labels", {{"applyset.kubernetes.io/part-of", "set-a"}}}}},
+      {"spec", {{"count", 2}}}};
+  Json theirs = ours;
+  theirs["metadata"]["name"] = "h";
+  theirs["metadata"]["labels"]["applyset.kubernetes.io/part-of"] = "set-b";
+  f.server.store(ours);
+  f.server.store(theirs);
+  auto members = kinds::live_members(f.client, f.registry, "set-a");
+  REQUIRE(members.size() == 1);
+  CHECK(members[0].name() == "g");
+
+  kinds::RunnerOptions options;
+  options.applyset_id = "set-a";
+  options.clock = &f.clock;
+  kinds::Context context{f.clock, f.random};
+  PassReport report;
+  f.server.requests.clear();
+  kinds::KindRunner(f.client, f.registry, context, options).run_live(members, report);
+  CHECK(report.result == PassResult::succeeded);
+  CHECK(count(report, Action::created, "ConfigMap") == 2);
+  REQUIRE(count(report, Action::unchanged, "Gadget") == 1);
+  auto parent = std::find_if(report.outcomes.begin(), report.outcomes.end(),
+                             [](const auto& outcome) { return outcome.key.kind == "Gadget"; });
+  CHECK_THAT(parent->message, Catch::StartsWith("from its live spec: "));
+  CHECK_FALSE(f.server.get("", "configmaps", "shop", "h-0"));
+  CHECK(std::none_of(f.server.requests.begin(), f.server.requests.end(), [](const auto& request) {
+    return request.method != "GET" &&
+           request.path.starts_with("/apis/example.com/v1/namespaces/shop/gadgets/g?");
+  }));
+}
+
+TEST_CASE(
+    "a desired resource whose apply was skipped is reconciled from its live spec, one never applied is not",
+    "[kind_runner]") {
+  // Given a pass whose wave failed before the Gadget g (live, count 1, desired count 3) and the Gadget n
+  // (never applied), we should make g's one child from its live spec, say so on its skipped outcome, and
+  // leave n alone.
+  Fixture f;
+  f.gadget(1);
+  auto desired = f.gadget(1);
+  desired.body()["spec"]["count"] = 3;
+  Json never = desired.body();
+  never["metadata"]["name"] = "n";
+  PassReport report;
+  report.result = PassResult::failed;
+  report.message = "an object in wave 0 failed";
+  report.outcomes.push_back({desired.key(),
+                             "example.com/v1",
+                             {},
+                             0,
+                             Action::skipped,
+                             "not applied: an object in wave 0 failed",
+                             {}});
+  report.outcomes.push_back({Object(never).key(),
+                             "example.com/v1",
+                             {},
+                             0,
+                             Action::skipped,
+                             "not applied: an object in wave 0 failed",
+                             {}});
+  kinds::RunnerOptions options;
+  options.clock = &f.clock;
+  kinds::Context context{f.clock, f.random};
+  kinds::KindRunner(f.client, f.registry, context, options).run({desired, Object(never)}, report);
+  CHECK(f.server.get("", "configmaps", "shop", "g-0"));
+  CHECK_FALSE(f.server.get("", "configmaps", "shop", "g-1"));  // the live spec's count, not the desired one
+  CHECK_FALSE(f.server.get("", "configmaps", "shop", "n-0"));
+  CHECK(report.result == PassResult::failed);
+  CHECK(report.message == "an object in wave 0 failed");  // the pass's first failure stays its message
+  CHECK_THAT(report.outcomes[0].message, Catch::StartsWith("not applied: an object in wave 0 failed; kept "
+                                                           "running from its live spec: "));
+  CHECK(report.outcomes[0].action == Action::skipped);
+  CHECK(report.outcomes[1].message == "not applied: an object in wave 0 failed");
+}
