@@ -73,9 +73,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml' >/dev/null 2>&1; then
-  echo "install.sh: installing pytest and PyYAML" >&2
-  python3 -m pip install -q pytest pyyaml
+# psycopg2 (libpq, as an application connects): the HA suite's long-lived client session and its watcher.
+if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml, psycopg2' >/dev/null 2>&1; then
+  echo "install.sh: installing pytest, PyYAML and psycopg2" >&2
+  python3 -m pip install -q pytest pyyaml psycopg2-binary
 fi
 
 if [ "$with_testenv" = 1 ] || [ "$test_deps" = 1 ]; then

@@ -105,6 +105,13 @@ void InstanceManager::write_hba() {
 
 void InstanceManager::step() {
   server_.poll();
+  if (!server_.running() && may_write_ && !lease_.holds() && server_.exited_unexpectedly()) {
+    // The watchdog stopped it: the Lease was lost. That is a fence, not a crash: the
+    // data follows the Lease's holder next (or serves again once this instance holds it again).
+    may_write_ = false;
+    lease_.release_deadline();
+    server_.forget_exit();
+  }
   if (!server_.running()) may_write_ = false;
   if (server_.exited_unexpectedly()) {
     // PostgreSQL went away without being asked to: let the container restart.

@@ -42,22 +42,23 @@ Candidacy consider_candidacy(const CandidateView& view) {
       return {false, fmt::format("the primary Lease is held by {}", lease.holder)};
     auto delay = std::chrono::duration_cast<std::chrono::milliseconds>(view.failover_delay);
     if (view.expired_for < delay)
-      return {false, fmt::format("the primary Lease of {} expired {}s ago; failing over after failoverDelay ({}s)",
-                                 lease.holder, view.expired_for.count() / 1000, view.failover_delay.count())};
+      return {false,
+              fmt::format("the primary Lease of {} expired {}s ago; failing over after failoverDelay ({}s)",
+                          lease.holder, view.expired_for.count() / 1000, view.failover_delay.count())};
   }
   if (int published = std::atoi(lease.timeline.c_str()); published > view.timeline)
-    return {false, fmt::format("this instance is on timeline {}, older than the primary's ({})", view.timeline,
-                               published)};
+    return {false, fmt::format("this instance is on timeline {}, older than the primary's ({})",
+                               view.timeline, published)};
   std::vector<std::string> equals = {view.self};
   std::vector<std::string> heard = {view.self};
   for (const auto& peer : view.peers) {
     if (!peer.answered) continue;
     heard.push_back(peer.name);
-    if (!peer.in_recovery)
-      return {false, fmt::format("{} answers as a writable primary", peer.name)};
+    if (!peer.in_recovery) return {false, fmt::format("{} answers as a writable primary", peer.name)};
     if (further(peer.timeline, peer.position, view.timeline, view.position))
-      return {false, fmt::format("{} is further ({}) than this instance ({})", peer.name,
-                                 describe(peer.timeline, peer.position), describe(view.timeline, view.position))};
+      return {false,
+              fmt::format("{} is further ({}) than this instance ({})", peer.name,
+                          describe(peer.timeline, peer.position), describe(view.timeline, view.position))};
     if (!further(view.timeline, view.position, peer.timeline, peer.position)) equals.push_back(peer.name);
   }
   if (!view.position)
@@ -79,13 +80,15 @@ Candidacy consider_candidacy(const CandidateView& view) {
     int needed = static_cast<int>(quorum.names.size()) - quorum.required + 1;
     if (answered < needed)
       return {false,
-              fmt::format("only {} of the synchronous standbys ({}) answered, and each commit was acknowledged by "
-                          "{}: {} must answer before one can be sure to hold every acknowledged commit",
-                          answered, fmt::join(quorum.names, ", "), quorum.required, needed)};
+              fmt::format(
+                  "only {} of the synchronous standbys ({}) answered, and each commit was acknowledged by "
+                  "{}: {} must answer before one can be sure to hold every acknowledged commit",
+                  answered, fmt::join(quorum.names, ", "), quorum.required, needed)};
   }
-  return {true, fmt::format("the primary Lease is {}; this instance is the furthest of those that answer ({})",
-                            lease.holder.empty() ? "free" : "expired (held by " + lease.holder + ")",
-                            describe(view.timeline, view.position))};
+  return {true,
+          fmt::format("the primary Lease is {}; this instance is the furthest of those that answer ({})",
+                      lease.holder.empty() ? "free" : "expired (held by " + lease.holder + ")",
+                      describe(view.timeline, view.position))};
 }
 
 }  // namespace opctl::instance

@@ -53,8 +53,8 @@ struct LeaseRecord {
   int duration_seconds = 0;
   int transitions = 0;
   std::string resource_version;
-  SyncQuorum quorum;        // opctl.io/synchronous-standbys
-  std::string timeline;     // opctl.io/timeline: the holder's, when it last renewed
+  SyncQuorum quorum;     // opctl.io/synchronous-standbys
+  std::string timeline;  // opctl.io/timeline: the holder's, when it last renewed
 
   // The same holding: the same holder with the same renewal.
   bool same_holding(const LeaseRecord& other) const {

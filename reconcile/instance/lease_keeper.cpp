@@ -11,7 +11,8 @@ namespace opctl::instance {
 std::string lease_time_now() {
   auto now = std::chrono::system_clock::now();
   auto seconds = std::chrono::system_clock::to_time_t(now);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
+  auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() % 1000000;
   std::tm parts{};
   gmtime_r(&seconds, &parts);
   char text[32];
@@ -171,8 +172,8 @@ void LeaseKeeper::renew_locked() {
     try {
       auto fresh = store_.read();
       if (!fresh || fresh->holder != self_) {
-        lose_locked(fresh ? fmt::format("{} took the primary Lease", fresh->holder.empty() ? "nobody (it was freed)"
-                                                                                         : fresh->holder)
+        lose_locked(fresh ? fmt::format("{} took the primary Lease",
+                                        fresh->holder.empty() ? "nobody (it was freed)" : fresh->holder)
                           : "the primary Lease was deleted");
         return;
       }

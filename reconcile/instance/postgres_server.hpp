@@ -34,6 +34,8 @@ class PostgresServer {
   // It ran and exited although nobody asked it to stop.
   bool exited_unexpectedly() const { return pid_ <= 0 && !exit_description_.empty() && !stop_requested_; }
   const std::string& exit_description() const { return exit_description_; }
+  // The exit was expected after all (the watchdog fenced it): no longer "unexpected".
+  void forget_exit() { exit_description_.clear(); }
 
   void signal(ShutdownMode mode) const;
   // Asks for `mode`, waits up to `timeout` for the exit; true when it exited.

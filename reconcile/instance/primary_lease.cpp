@@ -85,8 +85,8 @@ KubeLeaseStore::KubeLeaseStore(std::unique_ptr<kube::HttpTransport> transport, s
     : transport_(std::move(transport)), namespace_name_(std::move(namespace_name)), name_(std::move(name)) {}
 
 std::string KubeLeaseStore::path() const {
-  return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}", kube::url_escape(namespace_name_),
-                     kube::url_escape(name_));
+  return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}",
+                     kube::url_escape(namespace_name_), kube::url_escape(name_));
 }
 
 std::optional<LeaseRecord> KubeLeaseStore::read() {

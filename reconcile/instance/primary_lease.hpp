@@ -32,7 +32,8 @@ class LeaseStore {
 // the next one, never queued behind it).
 class KubeLeaseStore : public LeaseStore {
  public:
-  KubeLeaseStore(std::unique_ptr<kube::HttpTransport> transport, std::string namespace_name, std::string name);
+  KubeLeaseStore(std::unique_ptr<kube::HttpTransport> transport, std::string namespace_name,
+                 std::string name);
   std::optional<LeaseRecord> read() override;
   WriteOutcome write(LeaseRecord& record, std::string& error) override;
 
@@ -44,7 +45,8 @@ class KubeLeaseStore : public LeaseStore {
   model::Json last_;  // the Lease as last read or written: metadata is written back as it was
 };
 
-// The Lease's JSON <-> the record (annotations opctl.io/synchronous-standbys "2:db-2,db-3" and opctl.io/timeline).
+// The Lease's JSON <-> the record (annotations opctl.io/synchronous-standbys "2:db-2,db-3" and
+// opctl.io/timeline).
 LeaseRecord lease_record(const model::Json& lease);
 void put_record(model::Json& lease, const LeaseRecord& record);
 

@@ -78,10 +78,10 @@ void run_watchdog(const WatchdogOptions& options) {
       kill(pid, SIGQUIT);
       quit_sent = now;
       if (options.log)
-        options.log(fmt::format("the primary's write deadline passed {} ms ago without a Lease renewal: "
-                                "PostgreSQL (pid {}) stopped immediately",
-                                std::chrono::duration_cast<std::chrono::milliseconds>(now - *deadline).count(),
-                                pid));
+        options.log(
+            fmt::format("the primary's write deadline passed {} ms ago without a Lease renewal: "
+                        "PostgreSQL (pid {}) stopped immediately",
+                        std::chrono::duration_cast<std::chrono::milliseconds>(now - *deadline).count(), pid));
     } else if (now - quit_sent > options.kill_after) {
       kill(pid, SIGKILL);
       if (options.log) options.log(fmt::format("PostgreSQL (pid {}) ignored SIGQUIT: killed", pid));

@@ -26,8 +26,7 @@ import time
 
 import pytest
 
-from postgres_support import (NODE_NETNS, UPDATE_IMAGE, PgCluster, instance_manager_pid, instance_netns,
-                              prepare_node_suite)
+from postgres_support import NODE_NETNS, UPDATE_IMAGE, PgCluster, instance_manager_pid, prepare_node_suite
 
 PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ha_probe.py")
 SYNC = "  minSyncReplicas: 1\n  maxSyncReplicas: 1\n"
@@ -70,6 +69,11 @@ def pod_netns_pid(db, pod_name):
     pytest.fail(f"no process of Pod {pod_name} found")
 
 
+def pod_netns(db, pod_name):
+    """The Pod's network namespace, through any of its processes (its sandbox's included)."""
+    return f"/proc/{pod_netns_pid(db, pod_name)}/ns/net"
+
+
 class Probe:
     """ha_probe.py in a network namespace; its lines, with the time each arrived."""
 
@@ -98,7 +102,7 @@ class SessionWriter(Probe):
     def __init__(self, db):
         app = db.secret("app")
         db.client.start()
-        netns = f"/proc/{pod_netns_pid(db, db.client.NAME)}/ns/net"
+        netns = pod_netns(db, db.client.NAME)
         self.db = db
         self.acknowledged = []  # (time, id)
         self.broken = []        # (time, id, error)
@@ -203,13 +207,13 @@ def api_server_targets(db):
 
 
 def api_rules(db, verdict):
-    action = ["-j", "DROP"] if verdict == "drop" else ["-j", "REJECT", "--reject-with", "tcp-reset"]
+    action = ["-j", "DROP"] if verdict.startswith("drop") else ["-j", "REJECT", "--reject-with", "tcp-reset"]
     return [["OUTPUT", "-d", ip, "-p", "tcp", "--dport", port, *action] for ip, port in api_server_targets(db)]
 
 
 def iptables(netns, flag, rules):
     for rule in rules:
-        subprocess.run(["nsenter", f"--net={netns}", "iptables", flag, *rule], check=flag != "-D")
+        subprocess.run(["nsenter", f"--net={netns}", "iptables", flag, *rule], check=True)
 
 
 def run_case(ha, tmp_path, fault, inject, heal=lambda: None, expect_new_primary=True, wait_without_pass=True):
@@ -242,6 +246,7 @@ def run_case(ha, tmp_path, fault, inject, heal=lambda: None, expect_new_primary=
             writer.wait_for_acks(20, what=f"{fault}: writes on the new primary")
         heal()
         if not wait_without_pass:
+            writer.wait_for_acks(5, what=f"{fault}: writes once healed")
             new_primary = lease_holder(db)
         outage = writer.longest_gap(injected_at)
         db.settle(timeout=300, what=f"Healthy again after {fault}")
@@ -284,17 +289,18 @@ def test_primary_pod_deleted_hands_the_lease_over(ha, tmp_path):
     assert new != old
 
 
-@pytest.mark.parametrize("verdict", ["drop", "reject"])
+@pytest.mark.parametrize("verdict", ["dropp", "reject"])
 def test_primary_cut_off_from_the_api_server_fences_itself_and_a_replica_takes_over(ha, tmp_path, verdict):
     cut = {}
 
     def inject(old):
-        cut["netns"] = instance_netns(ha, old)
+        cut["pod"] = old
         cut["rules"] = api_rules(ha, verdict)
-        iptables(cut["netns"], "-I", cut["rules"])
+        iptables(pod_netns(ha, old), "-I", cut["rules"])
 
-    old, new, _ = run_case(ha, tmp_path, f"API server packets {verdict}ped", inject,
-                           heal=lambda: iptables(cut["netns"], "-D", cut["rules"]))
+    # The Pod's network namespace outlives its container, which may restart meanwhile: found again to heal.
+    old, new, _ = run_case(ha, tmp_path, f"API server packets {verdict}ed", inject,
+                           heal=lambda: iptables(pod_netns(ha, cut["pod"]), "-D", cut["rules"]))
     assert new != old
 
 
@@ -303,15 +309,15 @@ def test_whole_pod_network_cut_from_the_api_server_stops_writes_and_never_two_pr
 
     def inject(old):
         cut["rules"] = api_rules(ha, "drop")
-        cut["netns"] = [instance_netns(ha, name) for name in ha.pod_names()]
-        for netns in cut["netns"]:
-            iptables(netns, "-I", cut["rules"])
+        cut["pods"] = ha.pod_names()
+        for name in cut["pods"]:
+            iptables(pod_netns(ha, name), "-I", cut["rules"])
         # Nobody can renew or take the Lease: the primary must stop accepting writes before it could expire.
         time.sleep(25)
 
     def heal():
-        for netns in cut["netns"]:
-            iptables(netns, "-D", cut["rules"])
+        for name in cut["pods"]:
+            iptables(pod_netns(ha, name), "-D", cut["rules"])
 
     old, new, outage = run_case(ha, tmp_path, "whole Pod network cut from the API server", inject, heal=heal,
                                 wait_without_pass=False)

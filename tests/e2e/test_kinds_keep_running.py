@@ -79,13 +79,13 @@ def assert_owned_by_db(cluster, namespace, *args):
 def delete_children(cluster, namespace):
     """Children of the Cluster that need no node: its primary's Service and its instances' ServiceAccount."""
     cluster.kubectl("delete", "service", "db-rw", "-n", namespace)
-    cluster.kubectl("delete", "serviceaccount", "db", "-n", namespace)
+    cluster.kubectl("delete", "serviceaccount", "db-1", "-n", namespace)
     assert not cluster.exists("service", "db-rw", "-n", namespace)
 
 
 def children_back(cluster, namespace):
     return cluster.exists("service", "db-rw", "-n", namespace) and \
-        cluster.exists("serviceaccount", "db", "-n", namespace)
+        cluster.exists("serviceaccount", "db-1", "-n", namespace)
 
 
 def test_an_invalid_manifest_applies_nothing_but_the_existing_cluster_is_repaired_from_its_live_spec(
@@ -113,7 +113,7 @@ def test_an_invalid_manifest_applies_nothing_but_the_existing_cluster_is_repaire
     assert children_back(cluster, namespace), output(bad)
     assert uid(cluster, "service", "db-rw", "-n", namespace) != old_service
     assert_owned_by_db(cluster, namespace, "service", "db-rw")
-    assert_owned_by_db(cluster, namespace, "serviceaccount", "db")
+    assert_owned_by_db(cluster, namespace, "serviceaccount", "db-1")
     assert not cluster.exists("configmap", "broken", "-n", namespace)
     assert not cluster.exists("configmap", "fresh", "-n", namespace)
     assert cluster.get_json("clusters.opctl.io", "db", "-n", namespace)["spec"]["instances"] == 1
@@ -134,7 +134,7 @@ def test_an_invalid_manifest_applies_nothing_but_the_existing_cluster_is_repaire
     off = cluster.reconcile("--path", str(root), "--no-keep-running")
     assert off.returncode == 2 and "kept" not in off.stderr, output(off)
     assert not cluster.exists("service", "db-rw", "-n", namespace)
-    assert not cluster.exists("serviceaccount", "db", "-n", namespace)
+    assert not cluster.exists("serviceaccount", "db-1", "-n", namespace)
     assert lease_version(cluster, namespace, name) == lease_before
 
     # The fixed commit applies as usual.

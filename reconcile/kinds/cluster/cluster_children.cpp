@@ -13,7 +13,7 @@ namespace {
 using model::Json;
 
 // Bumped whenever build_pod changes what it generates, so existing Pods roll.
-constexpr int k_pod_generator_version = 2;
+constexpr int k_pod_generator_version = 3;  // 3: one ServiceAccount per instance
 // CloudNativePG's default stopDelay: time for a clean (smart, then fast) shutdown.
 constexpr int k_termination_grace_seconds = 1800;
 
@@ -160,7 +160,7 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
           {"kind", "Pod"},
           {"metadata", metadata},
           {"spec",
-           {{"serviceAccountName", spec.name},
+           {{"serviceAccountName", instance},
             {"securityContext", pod_security_context(spec)},
             {"terminationGracePeriodSeconds", k_termination_grace_seconds},
             {"affinity", anti_affinity(spec)},
@@ -221,38 +221,46 @@ std::vector<Json> build_disruption_budgets(const ClusterSpec& spec) {
   return budgets;
 }
 
-std::vector<Json> build_instance_rbac(const ClusterSpec& spec) {
-  // The instance manager lists the Cluster's Pods (its role label, its peers),
-  // patches its own Pod's annotations, reads the Cluster and the Secrets, and
-  // reads and writes the primary Lease. It polls and never watches, so no `watch`.
-  Json rules =
-      Json::array({{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list", "patch"}}},
-                   {{"apiGroups", {""}},
-                    {"resources", {"secrets"}},
-                    {"resourceNames",
-                     {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)}},
-                    {"verbs", {"get"}}},
-                   {{"apiGroups", {k_group}},
-                    {"resources", {"clusters"}},
-                    {"resourceNames", {spec.name}},
-                    {"verbs", {"get"}}},
-                   {{"apiGroups", {"coordination.k8s.io"}},
-                    {"resources", {"leases"}},
-                    {"resourceNames", {primary_lease(spec.name)}},
-                    {"verbs", {"get", "update"}}}});
-  Json account = {
-      {"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", child_metadata(spec, spec.name)}};
+std::vector<Json> build_instance_rbac(const ClusterSpec& spec, const std::string& instance) {
+  // One identity per instance, so that an instance can write only its own
+  // Pod (its report and its role label): the manager lists the Cluster's
+  // Pods (its peers, their addresses), patches its own Pod, reads the Cluster
+  // and the Secrets, and reads and writes the primary Lease. It polls and
+  // never watches, so no `watch`.
+  Json rules = Json::array(
+      {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list"}}},
+       {{"apiGroups", {""}}, {"resources", {"pods"}}, {"resourceNames", {instance}}, {"verbs", {"patch"}}},
+       {{"apiGroups", {""}},
+        {"resources", {"secrets"}},
+        {"resourceNames",
+         {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)}},
+        {"verbs", {"get"}}},
+       {{"apiGroups", {k_group}},
+        {"resources", {"clusters"}},
+        {"resourceNames", {spec.name}},
+        {"verbs", {"get"}}},
+       {{"apiGroups", {"coordination.k8s.io"}},
+        {"resources", {"leases"}},
+        {"resourceNames", {primary_lease(spec.name)}},
+        {"verbs", {"get", "update"}}}});
+  Json labels = {{k_cluster_label, spec.name}, {k_instance_label, instance}};
+  auto metadata = [&] {
+    Json out = child_metadata(spec, instance);
+    out["labels"] = labels;
+    return out;
+  };
+  Json account = {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", metadata()}};
   Json role = {{"apiVersion", "rbac.authorization.k8s.io/v1"},
                {"kind", "Role"},
-               {"metadata", child_metadata(spec, spec.name)},
+               {"metadata", metadata()},
                {"rules", rules}};
   Json binding = {
       {"apiVersion", "rbac.authorization.k8s.io/v1"},
       {"kind", "RoleBinding"},
-      {"metadata", child_metadata(spec, spec.name)},
-      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", spec.name}}},
+      {"metadata", metadata()},
+      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", instance}}},
       {"subjects",
-       Json::array({{{"kind", "ServiceAccount"}, {"name", spec.name}, {"namespace", spec.namespace_name}}})}};
+       Json::array({{{"kind", "ServiceAccount"}, {"name", instance}, {"namespace", spec.namespace_name}}})}};
   return {account, role, binding};
 }
 

@@ -49,9 +49,10 @@ std::vector<model::Json> build_services(const ClusterSpec& spec);
 // waits) and, from 3 instances on, <name> for the replicas (minAvailable
 // instances - 2). Evictions only: the pass itself deletes Pods regardless.
 std::vector<model::Json> build_disruption_budgets(const ClusterSpec& spec);
-// ServiceAccount, Role and RoleBinding for the instances' sidecar: read and
-// patch Pods (its own annotations), read the Cluster and its two Secrets.
-std::vector<model::Json> build_instance_rbac(const ClusterSpec& spec);
+// ServiceAccount, Role and RoleBinding of one instance, all named after it:
+// read the Cluster's Pods, patch its own Pod only, read the Cluster and its
+// Secrets, read and write the primary Lease.
+std::vector<model::Json> build_instance_rbac(const ClusterSpec& spec, const std::string& instance);
 
 // The primary Lease ("<cluster>-primary"), metadata only: created by the pass,
 // held and renewed by the instance managers (opctl-cluster-kind(5)).

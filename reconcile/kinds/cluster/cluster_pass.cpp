@@ -156,8 +156,15 @@ void ClusterPass::requeue(std::chrono::seconds after) {
 }
 
 std::vector<Json> ClusterPass::children() const {
-  std::vector<Json> out = build_instance_rbac(spec_);
-  out.push_back(build_primary_lease(spec_));
+  std::vector<Json> out = {build_primary_lease(spec_)};
+  // An identity per instance with a volume or a Pod, and for the one this pass adds.
+  std::vector<std::string> identities;
+  for (const auto& [serial, instance] : view_.instances)
+    identities.push_back(instance.name);
+  if (plan_.new_instance) identities.push_back(instance_name(spec_.name, *plan_.new_instance));
+  for (const auto& instance : identities)
+    for (auto& object : build_instance_rbac(spec_, instance))
+      out.push_back(std::move(object));
   auto live_secret = [&](const std::string& name) {
     auto found = view_.secrets.find(name);
     return found == view_.secrets.end() ? nullptr : found->second;

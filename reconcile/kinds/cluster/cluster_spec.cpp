@@ -169,25 +169,25 @@ Schema cluster_spec_schema() {
                                   .describe("seconds the primary may be gone or not Ready before a failover")
                                   .minimum(0)
                                   .default_value(0))
-      .field("primaryLease",
-             Schema::object()
-                 .describe("timings of the primary Lease the instances hold and fail over through "
-                           "(opctl-cluster-kind(5), THE PRIMARY LEASE)")
-                 .field("leaseDurationSeconds",
-                        Schema::integer()
-                            .describe("how long a replica waits, from the last renewal it saw, before it may take "
-                                      "over")
-                            .minimum(5)
-                            .default_value(15))
-                 .field("renewDeadlineSeconds",
-                        Schema::integer()
-                            .describe("a primary that has not renewed for this long stops accepting writes")
-                            .minimum(2)
-                            .default_value(10))
-                 .field("retryPeriodSeconds", Schema::integer()
-                                                  .describe("how often the primary renews")
-                                                  .minimum(1)
-                                                  .default_value(2)))
+      .field(
+          "primaryLease",
+          Schema::object()
+              .describe("timings of the primary Lease the instances hold and fail over through "
+                        "(opctl-cluster-kind(5), THE PRIMARY LEASE)")
+              .field(
+                  "leaseDurationSeconds",
+                  Schema::integer()
+                      .describe("how long a replica waits, from the last renewal it saw, before it may take "
+                                "over")
+                      .minimum(5)
+                      .default_value(15))
+              .field("renewDeadlineSeconds",
+                     Schema::integer()
+                         .describe("a primary that has not renewed for this long stops accepting writes")
+                         .minimum(2)
+                         .default_value(10))
+              .field("retryPeriodSeconds",
+                     Schema::integer().describe("how often the primary renews").minimum(1).default_value(2)))
       .field("minSyncReplicas",
              Schema::integer()
                  .describe("the fewest replicas that must confirm a commit before it is acknowledged "
@@ -296,22 +296,25 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
     if (min_sync > max_sync)
       issues.push_back({"/spec/minSyncReplicas", "spec.minSyncReplicas",
                         fmt::format("{} is more than maxSyncReplicas ({})", min_sync, max_sync)});
-    const Json& lease = spec.contains("primaryLease") && spec["primaryLease"].is_object() ? spec["primaryLease"]
-                                                                                             : Json::object();
+    const Json& lease = spec.contains("primaryLease") && spec["primaryLease"].is_object()
+                            ? spec["primaryLease"]
+                            : Json::object();
     long long duration = integer_at(lease, "leaseDurationSeconds", 15);
     long long renew = integer_at(lease, "renewDeadlineSeconds", 10);
     long long retry = integer_at(lease, "retryPeriodSeconds", 2);
     // The invariant that keeps two primaries from accepting writes at once (opctl-cluster-kind(5), Timing).
     if (renew + 3 > duration)
-      issues.push_back({"/spec/primaryLease/renewDeadlineSeconds", "spec.primaryLease.renewDeadlineSeconds",
-                        fmt::format("{} must be at most leaseDurationSeconds - 3 ({}): a primary that cannot renew "
-                                    "must have stopped before a replica may take over",
-                                    renew, duration - 3)});
+      issues.push_back(
+          {"/spec/primaryLease/renewDeadlineSeconds", "spec.primaryLease.renewDeadlineSeconds",
+           fmt::format("{} must be at most leaseDurationSeconds - 3 ({}): a primary that cannot renew "
+                       "must have stopped before a replica may take over",
+                       renew, duration - 3)});
     if (2 * retry > renew)
-      issues.push_back({"/spec/primaryLease/retryPeriodSeconds", "spec.primaryLease.retryPeriodSeconds",
-                        fmt::format("{} must be at most half of renewDeadlineSeconds ({}): a renewal is tried at "
-                                    "least twice before the primary stops",
-                                    retry, renew)});
+      issues.push_back(
+          {"/spec/primaryLease/retryPeriodSeconds", "spec.primaryLease.retryPeriodSeconds",
+           fmt::format("{} must be at most half of renewDeadlineSeconds ({}): a renewal is tried at "
+                       "least twice before the primary stops",
+                       retry, renew)});
     if (max_sync > 0 && max_sync >= instances)
       issues.push_back(
           {"/spec/maxSyncReplicas", "spec.maxSyncReplicas",

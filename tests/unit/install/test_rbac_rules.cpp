@@ -176,7 +176,16 @@ TEST_CASE("given a Cluster we should allow its children and status in its namesp
   CHECK(shop.allows("", "events", "create"));
   CHECK(shop.allows("opctl.io", "clusters/status", "patch"));
   // Its instances' Role and RoleBinding: the rules are already held, and the Role may be bound by name.
-  CHECK(shop.allows_named("rbac.authorization.k8s.io", "roles", "bind", "db"));
+  // (one per instance: opctl holds every rule of each, so later instances' bindings need no `bind`; the
+  // Lease's update is among them)
+  CHECK(shop.allows_named("rbac.authorization.k8s.io", "roles", "bind", "db-1"));
+  bool updates_the_lease = false;
+  for (const auto& rule : shop.to_json())
+    updates_the_lease =
+        updates_the_lease || (rule.value("resources", Json::array()) == Json::array({"leases"}) &&
+                              rule.value("resourceNames", Json::array()) == Json::array({"db-primary"}) &&
+                              rule["verbs"].dump().find("update") != std::string::npos);
+  CHECK(updates_the_lease);
   CHECK_FALSE(shop.allows("rbac.authorization.k8s.io", "roles", "bind"));
   for (const auto& rule : shop.to_json())
     CHECK_FALSE(rule.value("resourceNames", Json::array()) == Json::array({"db-app", "db-superuser"}));

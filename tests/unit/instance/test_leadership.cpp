@@ -161,8 +161,8 @@ TEST_CASE("the synchronous quorum of a setting, and of a change between two", "[
   SyncQuorum two{2, {"db-2", "db-3", "db-4"}};
   SyncQuorum one{1, {"db-2", "db-5"}};
   CHECK(sync_quorum_union(two, one) == SyncQuorum{1, {"db-2", "db-3", "db-4", "db-5"}});
-  CHECK(sync_quorum_union({}, one) == one);   // nothing was promised before
-  CHECK(sync_quorum_union(two, {}) == two);   // what was promised still holds
+  CHECK(sync_quorum_union({}, one) == one);  // nothing was promised before
+  CHECK(sync_quorum_union(two, {}) == two);  // what was promised still holds
 }
 
 TEST_CASE("the Lease's JSON carries the holding and what the holder published", "[instance]") {

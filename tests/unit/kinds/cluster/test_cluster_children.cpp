@@ -24,9 +24,22 @@ TEST_CASE("the first pass creates instance 1 as the primary, the Services, the S
   CHECK(world.names("PersistentVolumeClaim") == std::vector<std::string>{"db-1"});
   CHECK(world.names("Service") == std::vector<std::string>{"db-r", "db-ro", "db-rw"});
   CHECK(world.names("Secret") == std::vector<std::string>{"db-app", "db-replication", "db-superuser"});
-  CHECK(world.names("ServiceAccount") == std::vector<std::string>{"db"});
-  CHECK(world.names("Role") == std::vector<std::string>{"db"});
-  CHECK(world.names("RoleBinding") == std::vector<std::string>{"db"});
+  // One identity per instance: each may patch its own Pod only.
+  CHECK(world.names("ServiceAccount") == std::vector<std::string>{"db-1"});
+  CHECK(world.names("Role") == std::vector<std::string>{"db-1"});
+  CHECK(world.names("RoleBinding") == std::vector<std::string>{"db-1"});
+  CHECK(world.names("Lease") == std::vector<std::string>{"db-primary"});
+  const Json& rules = world.child("Role", "db-1")["rules"];
+  bool patches_only_itself = false;
+  for (const auto& rule : rules) {
+    bool patch = std::find(rule["verbs"].begin(), rule["verbs"].end(), "patch") != rule["verbs"].end();
+    if (patch)
+      patches_only_itself =
+          rule["resources"] == Json::array({"pods"}) && rule["resourceNames"] == Json::array({"db-1"});
+    if (rule["resources"] == Json::array({"leases"}))
+      CHECK(rule["resourceNames"] == Json::array({"db-primary"}));
+  }
+  CHECK(patches_only_itself);
 
   Json& pod = world.pod("db-1");
   CHECK(pod["metadata"]["labels"] ==
@@ -34,7 +47,7 @@ TEST_CASE("the first pass creates instance 1 as the primary, the Services, the S
   CHECK(pod["metadata"]["namespace"] == "shop");
   CHECK(world.image("db-1") == "ghcr.io/cloudnative-pg/postgresql:16.4");
   CHECK(pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] == "db-1");
-  CHECK(pod["spec"]["serviceAccountName"] == "db");
+  CHECK(pod["spec"]["serviceAccountName"] == "db-1");
   CHECK_FALSE(pod["metadata"]["annotations"].value("opctl.io/pod-spec-hash", "").empty());
   Json& pvc = world.child("PersistentVolumeClaim", "db-1");
   CHECK(pvc["metadata"]["labels"] == Json{{"opctl.io/cluster", "db"}, {"opctl.io/instance", "db-1"}});

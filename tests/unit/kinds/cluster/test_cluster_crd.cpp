@@ -35,7 +35,7 @@ TEST_CASE("the kind lists its children and the kinds it needs", "[cluster][crd]"
   auto reconciler = opctl::kinds::cluster::make_cluster_reconciler();
   CHECK(reconciler->kind() == opctl::model::GroupVersionKind{"opctl.io", "v1alpha1", "Cluster"});
   auto kinds = reconciler->child_kinds();
-  for (const char* kind :
-       {"Pod", "PersistentVolumeClaim", "Service", "Secret", "Job", "ServiceAccount", "Role", "RoleBinding"})
+  for (const char* kind : {"Pod", "PersistentVolumeClaim", "Service", "Secret", "Job", "ServiceAccount",
+                           "Role", "RoleBinding", "Lease"})
     CHECK(std::any_of(kinds.begin(), kinds.end(), [&](const auto& gvk) { return gvk.kind == kind; }));
 }

@@ -116,6 +116,25 @@ TEST_CASE("spec problems name their field", "[cluster][spec]") {
         std::vector<std::string>{"metadata.name"});
 }
 
+TEST_CASE("the primary Lease's timings must fence a primary before a replica may take over",
+          "[cluster][spec]") {
+  auto lease = [](Json timings) {
+    return resource({{"storage", {{"size", "1Gi"}}}, {"primaryLease", timings}});
+  };
+  CHECK(fields(lease(Json::object())).empty());  // 15, 10, 2
+  CHECK(fields(lease({{"leaseDurationSeconds", 8}, {"renewDeadlineSeconds", 5}, {"retryPeriodSeconds", 2}}))
+            .empty());
+  CHECK(fields(lease({{"leaseDurationSeconds", 12}})) ==
+        std::vector<std::string>{"spec.primaryLease.renewDeadlineSeconds"});  // 10 + 3 > 12
+  CHECK(fields(lease({{"renewDeadlineSeconds", 3}})) ==
+        std::vector<std::string>{"spec.primaryLease.retryPeriodSeconds"});  // 2 * 2 > 3
+  CHECK(fields(lease({{"leaseDurationSeconds", 4}})) ==
+        std::vector<std::string>{"spec.primaryLease.leaseDurationSeconds"});
+  auto issues = check_cluster(lease({{"leaseDurationSeconds", 12}}));
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].message.find("must have stopped before a replica may take over") != std::string::npos);
+}
+
 TEST_CASE("the major version comes from the image tag", "[cluster][spec]") {
   CHECK(image_major_version("ghcr.io/cloudnative-pg/postgresql:16.4") == 16);
   CHECK(image_major_version("ghcr.io/cloudnative-pg/postgresql:17.5-standard-bookworm") == 17);

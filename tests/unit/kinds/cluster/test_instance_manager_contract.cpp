@@ -53,7 +53,7 @@ TEST_CASE("instances run the instance manager, with no password in their environ
     bool from_secret = variable.contains("valueFrom") && variable["valueFrom"].contains("secretKeyRef");
     CHECK_FALSE(from_secret);
   }
-  const Json& role = world.child("Role", "db");
+  const Json& role = world.child("Role", "db-1");
   bool reads_replication_secret = false;
   for (const auto& rule : role["rules"])
     for (const auto& name : rule.value("resourceNames", Json::array()))
