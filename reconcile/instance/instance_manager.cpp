@@ -99,8 +99,8 @@ void InstanceManager::write_passfile(const Credentials& credentials) {
   passfile_credentials_ = credentials;
 }
 
-void InstanceManager::write_hba() {
-  write_private_file(hba_path(identity_), hba_rules());
+void InstanceManager::write_hba(bool serves_replication) {
+  write_private_file(hba_path(identity_), hba_rules(serves_replication));
 }
 
 void InstanceManager::step() {
@@ -250,6 +250,9 @@ void InstanceManager::promote() {
   may_write_ = true;
   // Waits up to 8 s, inside the statement timeout; a promotion still under way is seen on the next step.
   tools_.query("SELECT pg_promote(true, 8)");
+  // Now a primary: it serves replication connections.
+  write_hba(true);
+  tools_.query("SELECT pg_reload_conf()");
   // pg_rewind on the old primary reads this server's pg_control to learn
   // its timeline, and the end-of-recovery checkpoint that writes it runs in
   // the background: until it is done pg_rewind sees the old timeline and
@@ -484,7 +487,6 @@ void InstanceManager::stop_at_once() {
 }
 
 void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
-  write_hba();
   if (!identity_.wal_archive_dir.empty()) fs::create_directories(identity_.wal_archive_dir);
   // The kubelet's fsGroup handling may have opened the volume to the group:
   // PostgreSQL refuses a data directory that is not 0700 (or 0750).
@@ -504,6 +506,7 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
     if (!data_is_standby() || needs_rewind_) rewind_before_following();
     std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
   }
+  write_hba(as_primary);
   server_.start(postgres_command(identity_, !as_primary));
   may_write_ = as_primary;
   started_at_ = SteadyClock::now();

@@ -124,7 +124,7 @@ class InstanceManager {
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
   void write_passfile(const Credentials& credentials);
-  void write_hba();
+  void write_hba(bool serves_replication);
   bool has_data() const;
   bool data_is_standby() const;
   void send_report(const std::optional<LocalState>& local);

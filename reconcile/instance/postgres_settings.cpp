@@ -119,10 +119,16 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   return command;
 }
 
-std::string hba_rules() {
-  return "# Written by opctl instance at every start; the file PostgreSQL reads (hba_file).\n"
-         "local all all trust\n"
-         "host replication streaming_replica all scram-sha-256\n"
+std::string hba_rules(bool serves_replication) {
+  // A standby refuses replication connections: a replica (or a clone) that
+  // reached it through a -rw Service not yet pointing at the new primary
+  // must not stream from it (cascading), it retries until -rw leads to the primary.
+  return std::string(
+             "# Written by opctl instance at every start and promotion; the file PostgreSQL reads "
+             "(hba_file).\n"
+             "local all all trust\n") +
+         (serves_replication ? "host replication streaming_replica all scram-sha-256\n"
+                             : "host replication all all reject\n") +
          "host all all all scram-sha-256\n";
 }
 

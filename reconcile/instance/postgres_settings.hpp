@@ -45,7 +45,9 @@ std::string archive_allowed_path(const InstanceIdentity& identity);
 // scram-sha-256 for every network connection; replication only for the
 // replication role; local (Unix socket) connections, which only processes of
 // this container's user can open (the socket directory is 0700), trusted.
-std::string hba_rules();
+// pg_hba.conf: local trust for the manager, scram-sha-256 over the network,
+// replication connections only on a primary (`serves_replication`).
+std::string hba_rules(bool serves_replication);
 
 // synchronous_standby_names for `peers` (the other instances): "ANY n (...)"
 // with n = the streaming standbys clamped to [min_sync, max_sync]; empty

@@ -51,7 +51,10 @@ TEST_CASE("per-instance settings are on the command line, never in PGDATA", "[in
   CHECK(has(primary, "cluster_name=db-2"));
   CHECK_FALSE(has(primary, "primary_slot_name=_opctl_db_2"));
   CHECK(has(standby, "primary_slot_name=_opctl_db_2"));
-  CHECK(hba_rules().find("host replication streaming_replica all scram-sha-256") != std::string::npos);
+  CHECK(hba_rules(true).find("host replication streaming_replica all scram-sha-256") != std::string::npos);
+  // A standby is never an upstream: a replica that reached it through a stale -rw retries.
+  CHECK(hba_rules(false).find("host replication all all reject") != std::string::npos);
+  CHECK(hba_rules(false).find("streaming_replica") == std::string::npos);
 }
 
 TEST_CASE("with a WAL archive directory the primary archives each segment there, atomically and idempotently",
