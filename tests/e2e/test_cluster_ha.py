@@ -11,7 +11,8 @@ holds the Lease, heals, lets passes settle the Cluster back to Healthy, and chec
 is there and that no sample saw two writable instances. Faults: the primary's postgres killed (it restarts in
 place), its manager stopped with SIGSTOP (the watchdog fences it), its Pod deleted, its packets to the API server
 dropped and, separately, rejected, the whole Pod network cut from the API server, a switchover (`opctl promote`)
-and a rolling update of the primary with no pass between the request and the end.
+and a rolling update of the primary with no pass between the request and the end, and a failover while every pass
+fails on an invalid manifest in the set.
 
 With OPCTL_HA_RESULTS set, each case appends a JSON line (fault, outage, commits, samples) there: bench/CLUSTER.md
 is made from those (bench/cluster_ha.sh).
@@ -346,3 +347,33 @@ def test_rolling_update_of_the_primary_completes_without_a_pass_after_the_switch
     old, new, outage = run_case(ha, tmp_path, "rolling update of the primary", inject)
     assert new != old
     assert set(ha.images().values()) == {UPDATE_IMAGE}
+
+
+def test_an_invalid_unrelated_manifest_in_the_set_does_not_stop_a_failover(ha, tmp_path):
+    """Passes keep running (every 2 s, as a CronJob would) on a set that now holds an invalid manifest: each exits 2
+    and applies nothing, and the failover after the primary's manager stops completes all the same."""
+    state = {"stop": threading.Event(), "exits": []}
+    cluster_file = ha.root / f"{ha.name}.yaml"
+    valid = cluster_file.read_text()
+
+    def passes_on_the_broken_set():
+        while not state["stop"].wait(2.0):
+            state["exits"].append(ha.cluster.reconcile("--path", str(ha.root)).returncode)
+
+    def inject(old):
+        (ha.root / "broken.yaml").write_text(f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  namespace: {ha.namespace}\n")
+        state["thread"] = threading.Thread(target=passes_on_the_broken_set, daemon=True)
+        state["thread"].start()
+        state["pid"] = instance_manager_pid(ha, old)
+        os.kill(state["pid"], signal.SIGSTOP)
+
+    def heal():
+        state["stop"].set()
+        state["thread"].join(timeout=120)  # its last pass ends before the next one takes the set's Lease
+        (ha.root / "broken.yaml").unlink()
+        cluster_file.write_text(valid)
+        os.kill(state["pid"], signal.SIGCONT)
+
+    old, new, _ = run_case(ha, tmp_path, "manager stopped, invalid manifest in the set", inject, heal=heal)
+    assert new != old
+    assert state["exits"] and set(state["exits"]) == {2}, state["exits"]
