@@ -32,6 +32,7 @@ struct PeerAddress {
   std::string name;
   std::string host;
   int port = 5432;
+  bool reporting = true;  // its manager reported within the last 30 s
 };
 
 struct Inputs {

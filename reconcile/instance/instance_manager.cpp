@@ -297,6 +297,7 @@ Candidacy InstanceManager::candidacy(const Inputs& inputs, const LeaseRecord& le
   for (const auto& address : inputs.addresses) {
     PeerAnswer answer;
     answer.name = address.name;
+    answer.reporting = address.reporting;
     if (auto state = peer_state(address)) {
       answer.answered = true;
       answer.in_recovery = state->in_recovery;
@@ -740,16 +741,12 @@ void InstanceManager::shut_down(std::chrono::milliseconds smart_timeout,
   may_write_ = false;
   error_.clear();
   if (lease_.holds()) {
-    // Hand the Lease to a replica that received every record, so that it
-    // promotes now rather than after the Lease expires; else free it.
-    std::string to;
-    try {
-      if (inputs_) to = caught_up_peer(*inputs_, tools_.checkpoint_location(), inputs_->target_primary);
-    } catch (const Error& failure) {
-      error_ = failure.what();
-    }
+    // Freed, so that the furthest replica takes it now rather than after it
+    // expires. Not handed to one by name: the replicas may be shutting down
+    // too (a Cluster stopped for an upgrade), and one being deleted never
+    // takes a free Lease.
     std::string why;
-    if (!lease_.hand_over(to, why)) error_ = "could not hand over the primary Lease: " + why;
+    if (!lease_.hand_over("", why)) error_ = "could not free the primary Lease: " + why;
   }
   send_report(std::nullopt);
 }

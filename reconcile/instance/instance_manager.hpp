@@ -58,7 +58,7 @@ class InstanceManager {
   // (failures become the reported error and are retried on the next step).
   void step();
   // SIGTERM: stop serving (not Ready), smart shutdown, fast after `smart_timeout`;
-  // then a primary hands the Lease to the replica that received its last WAL (or frees it).
+  // then a primary frees the Lease, so the furthest replica takes it at once.
   void shut_down(std::chrono::milliseconds smart_timeout, std::chrono::milliseconds fast_timeout);
 
   // Serving its role: a primary accepting writes, a replica streaming.

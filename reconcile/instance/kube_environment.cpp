@@ -89,8 +89,12 @@ Inputs KubeEnvironment::observe() {
     }
     if (pod["metadata"].contains("deletionTimestamp")) continue;
     inputs.peers.push_back(name);
-    if (std::string ip = text_at(pod, "/status/podIP"); !ip.empty())
-      inputs.addresses.push_back({name, ip, identity_.port});
+    if (std::string ip = text_at(pod, "/status/podIP"); !ip.empty()) {
+      auto reported = kinds::parse_time(
+          text_at(pod, (std::string("/metadata/annotations/") + "opctl.io~1reported-at").c_str()));
+      bool reporting = reported && std::chrono::system_clock::now() - *reported < std::chrono::seconds(30);
+      inputs.addresses.push_back({name, ip, identity_.port, reporting});
+    }
   }
   if (self == nullptr)
     throw InstanceError(fmt::format("this instance's Pod {} is not listed", identity_.name));

@@ -59,7 +59,8 @@ Candidacy consider_candidacy(const CandidateView& view) {
       return {false,
               fmt::format("{} is further ({}) than this instance ({})", peer.name,
                           describe(peer.timeline, peer.position), describe(view.timeline, view.position))};
-    if (!further(view.timeline, view.position, peer.timeline, peer.position)) equals.push_back(peer.name);
+    if (peer.reporting && !further(view.timeline, view.position, peer.timeline, peer.position))
+      equals.push_back(peer.name);
   }
   if (!view.position)
     for (const auto& peer : view.peers)

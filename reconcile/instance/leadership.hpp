@@ -86,6 +86,10 @@ struct PeerAnswer {
   bool in_recovery = true;
   int timeline = 0;
   std::optional<Lsn> position;  // the furthest WAL it has (received, else replayed)
+  // Its manager reported within the last 30 s (opctl.io/reported-at, which only
+  // it may write): one that does not (it hangs) never takes the Lease, so it is
+  // not preferred among equals; being further, it still holds a failover back.
+  bool reporting = true;
 };
 
 struct CandidateView {

@@ -284,7 +284,7 @@ def test_primary_manager_stopped_is_fenced_by_its_watchdog_and_a_replica_takes_o
     assert new != old
 
 
-def test_primary_pod_deleted_hands_the_lease_over(ha, tmp_path):
+def test_primary_pod_deleted_frees_the_lease_and_the_furthest_replica_takes_it(ha, tmp_path):
     old, new, _ = run_case(ha, tmp_path, "Pod deleted", lambda old: ha.cluster.kubectl(
         "delete", "pod", old, "-n", ha.namespace, "--wait=false"))
     assert new != old

@@ -92,6 +92,18 @@ TEST_CASE("equal candidates agree on one: the Cluster's target, then the first n
   CHECK_FALSE(consider_candidacy(view).take);
 }
 
+TEST_CASE("an equal peer whose manager stopped reporting is not waited for; a further one is", "[instance]") {
+  CandidateView view = expired_view();
+  view.self = "db-3";
+  view.peers = {silent("db-1"), replica("db-2", 1, "0/5000000")};
+  view.peers[1].reporting = false;  // db-2's manager hangs: it would never take the Lease
+  CHECK(consider_candidacy(view).take);
+  view.peers[1].position = lsn("0/6000000");  // but it may hold commits db-3 lacks
+  auto decision = consider_candidacy(view);
+  CHECK_FALSE(decision.take);
+  CHECK_THAT(decision.reason, Catch::Contains("db-2 is further"));
+}
+
 TEST_CASE("failoverDelay counts from the Lease's expiry; a freed Lease is taken at once", "[instance]") {
   CandidateView view = expired_view();
   view.failover_delay = 10s;
