@@ -292,6 +292,8 @@ Candidacy InstanceManager::candidacy(const Inputs& inputs, const LeaseRecord& le
   view.expired_for = lease_.expired_for();
   view.failover_delay = inputs.failover_delay;
   view.target_primary = inputs.target_primary;
+  view.target_is_live_peer =
+      std::find(inputs.peers.begin(), inputs.peers.end(), inputs.target_primary) != inputs.peers.end();
   // Nobody is asked while the Lease is held and fresh: that is every step of a healthy Cluster.
   if (!lease.holder.empty() && view.expired_for.count() == 0) return consider_candidacy(view);
   for (const auto& address : inputs.addresses) {

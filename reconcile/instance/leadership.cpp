@@ -46,6 +46,10 @@ Candidacy consider_candidacy(const CandidateView& view) {
               fmt::format("the primary Lease of {} expired {}s ago; failing over after failoverDelay ({}s)",
                           lease.holder, view.expired_for.count() / 1000, view.failover_delay.count())};
   }
+  if (lease.holder.empty() && view.target_is_live_peer && view.target_primary != view.self &&
+      view.expired_for < std::chrono::seconds(std::max(lease.duration_seconds, 5)))
+    return {false, fmt::format("the primary Lease is free; {} (the Cluster's primary) may take it first",
+                               view.target_primary)};
   if (int published = std::atoi(lease.timeline.c_str()); published > view.timeline)
     return {false, fmt::format("this instance is on timeline {}, older than the primary's ({})",
                                view.timeline, published)};

@@ -102,6 +102,9 @@ struct CandidateView {
   std::chrono::milliseconds expired_for{0};
   std::chrono::seconds failover_delay{0};
   std::string target_primary;  // the Cluster's status.targetPrimary: preferred among equals
+  // The target is another instance whose Pod is listed and not being deleted:
+  // a free Lease is left to it for one Lease duration (a Cluster started again).
+  bool target_is_live_peer = false;
 };
 
 struct Candidacy {

@@ -120,6 +120,14 @@ TEST_CASE("failoverDelay counts from the Lease's expiry; a freed Lease is taken 
   decision = consider_candidacy(view);
   CHECK(decision.take);
   CHECK_THAT(decision.reason, Catch::Contains("the primary Lease is free"));
+
+  // A Cluster started again: its target's Pod runs; a free Lease is its for one Lease duration.
+  view.target_is_live_peer = true;
+  decision = consider_candidacy(view);
+  CHECK_FALSE(decision.take);
+  CHECK_THAT(decision.reason, Catch::Contains("db-1 (the Cluster's primary) may take it first"));
+  view.expired_for = 15s;
+  CHECK(consider_candidacy(view).take);
 }
 
 TEST_CASE("with synchronous standbys, enough of them must answer (R + W > N)", "[instance]") {
