@@ -107,6 +107,19 @@ bool ClusterPass::manage_primary() {
     // Its manager is gone, stopped, or cut off: its Lease expires, and the
     // instances elect among themselves. Nothing here would be faster or safer.
     status_.failing_since.clear();
+    if (replica_reports(target).empty()) {
+      if (primary != nullptr && primary->has_failed_pod())
+        progress(
+            "WaitingForPrimary", "RecreatingFailedPod",
+            fmt::format("the primary {} is {}; deleting its Pod to recreate it on its volume (there is no "
+                        "replica to fail over to)",
+                        target, state));
+      else
+        progress("WaitingForPrimary", "PrimaryNotReady",
+                 fmt::format("the primary {} is {} and there is no replica to fail over to", target, state));
+      requeue(std::chrono::seconds(5));
+      return false;
+    }
     progress(
         "FailingOver", "WaitingForLease",
         holder.empty()

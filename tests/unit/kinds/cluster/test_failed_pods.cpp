@@ -54,7 +54,7 @@ TEST_CASE("a failed Pod of a single instance is deleted and recreated on its vol
   auto result = world.pass();
   CHECK_FALSE(world.has("Pod", "db-1"));
   CHECK(world.has("PersistentVolumeClaim", "db-1"));
-  CHECK(world.reason("Progressing") == "WaitingForLease");
+  CHECK(world.reason("Progressing") == "RecreatingFailedPod");
   CHECK(world.status("phaseReason").find("DeadlineExceeded") != std::string::npos);
   REQUIRE(result.requeue_after.has_value());
   const auto* event = event_with(result, "InstancePodFailed");
