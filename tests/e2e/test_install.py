@@ -155,7 +155,8 @@ def test_cronjob_identity_converges_the_example_under_the_generated_rbac(cluster
         assert cron["metadata"]["ownerReferences"][0]["kind"] == "Backup"
         assert cluster.exists("service", "db-rw", "-n", shop)
         assert cluster.exists("secret", "db-app", "-n", shop)
-        assert cluster.exists("role", "db-1", "-n", shop), "the Cluster's own RBAC (one Role per instance) needs no escalation"
+        assert cluster.exists("role", "db-1", "-n", shop), \
+            "the Cluster's own RBAC (one Role per instance) needs no escalation"
         for budget in ("db-primary", "db"):  # the Cluster's PodDisruptionBudgets (policy/v1) are in the RBAC too
             assert cluster.exists("poddisruptionbudget", budget, "-n", shop), budget
         parent = cluster.get_json("secret", f"opctl-{setname}", "-n", INSTALL_NAMESPACE)
