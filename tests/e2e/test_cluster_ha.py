@@ -57,17 +57,24 @@ def ha(cluster, tmp_path_factory):
 
 
 def pod_netns_pid(db, pod_name):
-    """A host PID in the named Pod's network namespace (any of its processes), found by its Pod's cgroup."""
+    """The host PID of the named Pod's sandbox (its pause process), which lives as long as the Pod's network
+    namespace: never a short-lived process of the Pod (a probe's exec) that may be gone before nsenter runs."""
     uid = db.get("pod", pod_name)["metadata"]["uid"]
-    for candidate in (uid, uid.replace("-", "_")):
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cgroup") as cgroup:
-                    if f"pod{candidate}" in cgroup.read():
-                        return int(pid)
-            except OSError:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cgroup") as cgroup:
+                text = cgroup.read()
+            if f"pod{uid}" not in text and f"pod{uid.replace('-', '_')}" not in text:
                 continue
-    pytest.fail(f"no process of Pod {pod_name} found")
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                argv0 = cmdline.read().split(b"\0")[0]
+        except OSError:
+            continue
+        found.append((not argv0.endswith(b"pause"), int(pid)))
+    if not found:
+        pytest.fail(f"no process of Pod {pod_name} found")
+    return min(found)[1]
 
 
 def pod_netns(db, pod_name):
@@ -214,7 +221,7 @@ def api_rules(db, verdict):
 
 def iptables(netns, flag, rules):
     for rule in rules:
-        subprocess.run(["nsenter", f"--net={netns}", "iptables", flag, *rule], check=True)
+        subprocess.run(["nsenter", f"--net={netns}", "iptables", "-w", flag, *rule], check=True)
 
 
 def run_case(ha, tmp_path, fault, inject, heal=lambda: None, expect_new_primary=True, wait_without_pass=True):
