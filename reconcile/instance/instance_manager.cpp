@@ -313,25 +313,17 @@ Candidacy InstanceManager::candidacy(const Inputs& inputs, const LeaseRecord& le
   return candidacy;
 }
 
-std::string InstanceManager::caught_up_peer(const Inputs& inputs, const std::string& checkpoint,
-                                            const std::string& preferred) {
+bool InstanceManager::received_past(const Inputs& inputs, const std::string& peer,
+                                    const std::string& checkpoint) {
   auto wanted = kinds::cluster::Lsn::parse(checkpoint);
-  if (!wanted) return "";
-  std::string best;
-  std::optional<kinds::cluster::Lsn> best_position;
-  for (const auto& address : inputs.addresses) {
-    auto state = peer_state(address);
-    if (!state || !state->in_recovery) continue;
-    auto received = kinds::cluster::Lsn::parse(state->received_lsn);
-    // Past the shutdown checkpoint record: it has every WAL record this server wrote.
-    if (!received || *received <= *wanted) continue;
-    if (address.name == preferred) return preferred;
-    if (!best_position || *received > *best_position) {
-      best = address.name;
-      best_position = received;
-    }
-  }
-  return best;
+  auto address = std::find_if(inputs.addresses.begin(), inputs.addresses.end(),
+                              [&](const PeerAddress& candidate) { return candidate.name == peer; });
+  if (!wanted || address == inputs.addresses.end()) return false;
+  auto state = peer_state(*address);
+  if (!state || !state->in_recovery) return false;
+  // Past the shutdown checkpoint record: it has every WAL record this server wrote.
+  auto received = kinds::cluster::Lsn::parse(state->received_lsn);
+  return received && *received > *wanted;
 }
 
 void InstanceManager::hand_over_to(const Inputs& inputs, const std::string& target) {
@@ -347,14 +339,13 @@ void InstanceManager::hand_over_to(const Inputs& inputs, const std::string& targ
   if (!server_.stop(ShutdownMode::fast, 30s)) server_.stop(ShutdownMode::immediate, 10s);
   may_write_ = false;
   std::string checkpoint = tools_.checkpoint_location();
-  std::string receiver;
-  for (int attempt = 0; attempt < 20 && receiver.empty(); ++attempt) {
-    receiver = caught_up_peer(inputs, checkpoint, target);
-    if (receiver != target) receiver.clear();
-    if (receiver.empty()) std::this_thread::sleep_for(500ms);
+  bool received = false;
+  for (int attempt = 0; attempt < 20 && !received; ++attempt) {
+    received = received_past(inputs, target, checkpoint);
+    if (!received) std::this_thread::sleep_for(500ms);
   }
   std::string why;
-  if (!receiver.empty() && lease_.hand_over(receiver, why)) {
+  if (received && lease_.hand_over(target, why)) {
     // Clean at the checkpoint the new primary has: it follows without a rewind.
     std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
     switchover_problem_.clear();
@@ -366,8 +357,8 @@ void InstanceManager::hand_over_to(const Inputs& inputs, const std::string& targ
   may_write_ = true;
   throw InstanceError(fmt::format(
       "the switchover to {} was called off ({}); this instance serves as the primary again", target,
-      receiver.empty() ? target + " did not receive the last WAL within 10s"
-                       : "could not hand over the Lease: " + why));
+      !received ? target + " did not receive the last WAL within 10s"
+                : "could not hand over the Lease: " + why));
 }
 
 std::string InstanceManager::volume_marker() const {

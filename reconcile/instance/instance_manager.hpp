@@ -103,9 +103,8 @@ class InstanceManager {
   Candidacy candidacy(const Inputs& inputs, const LeaseRecord& lease, const LocalState& local);
   // Switchover: stop, wait until `target` received the last WAL, give it the Lease.
   void hand_over_to(const Inputs& inputs, const std::string& target);
-  // The peer among `inputs` that received everything up to `checkpoint`, preferring `preferred`; "" if none.
-  std::string caught_up_peer(const Inputs& inputs, const std::string& checkpoint,
-                             const std::string& preferred);
+  // `peer` answers as a standby that received WAL past `checkpoint` (a clean shutdown's last record).
+  bool received_past(const Inputs& inputs, const std::string& peer, const std::string& checkpoint);
   std::optional<LocalState> peer_state(const PeerAddress& peer) const;
   void rewind_before_following();
   // Fast shutdown, immediate if that takes over a minute: no more writes, WAL sent to the standbys.

@@ -39,11 +39,6 @@ void LeaseKeeper::set_timings(const LeaseTimings& timings) {
   timings_ = timings;
 }
 
-LeaseTimings LeaseKeeper::timings() const {
-  std::lock_guard lock(mutex_);
-  return timings_;
-}
-
 std::optional<LeaseRecord> LeaseKeeper::observe() {
   std::lock_guard lock(mutex_);
   auto record = store_.read();

@@ -33,7 +33,6 @@ class LeaseKeeper {
 
   // From the Cluster's spec; a holder writes the duration at its next renewal.
   void set_timings(const LeaseTimings& timings);
-  LeaseTimings timings() const;
 
   // Reads the Lease now and times it; nullopt while it does not exist.
   // Throws an opctl::Error when it cannot be read.

@@ -25,6 +25,14 @@ def connect(host, user, password, dbname, timeout):
     return connection
 
 
+def close_quietly(connection):
+    """Closes a connection that may already be broken."""
+    try:
+        connection.close()
+    except psycopg2.Error:
+        pass
+
+
 def writer(host, user, dbname, first_id, password):
     next_id = first_id - 1
     connection = None
@@ -44,10 +52,7 @@ def writer(host, user, dbname, first_id, password):
             print(f"ack {next_id}", flush=True)
         except psycopg2.Error as error:
             print(f"broken {next_id} {str(error).strip()[:160]!r}", flush=True)
-            try:
-                connection.close()
-            except psycopg2.Error:
-                pass
+            close_quietly(connection)
             connection = None
             time.sleep(0.1)
 
@@ -75,10 +80,7 @@ class Instance(threading.Thread):
             except psycopg2.Error:
                 self.latest = (time.time(), False)
                 if connection is not None:
-                    try:
-                        connection.close()
-                    except psycopg2.Error:
-                        pass
+                    close_quietly(connection)
                 connection = None
             time.sleep(0.1)
 

@@ -97,18 +97,6 @@ bool postgres_running(const Json& pod) {
   return false;
 }
 
-std::optional<TimePoint> postgres_crashed_at(const Json& pod) {
-  for (const auto& status : pod.value("/status/containerStatuses"_json_pointer, Json::array())) {
-    if (!status.is_object() || status.value("name", "") != "postgres") continue;
-    Json::json_pointer terminated("/lastState/terminated");
-    if (!status.contains(terminated) || !status[terminated].is_object()) return std::nullopt;
-    const Json& last = status[terminated];
-    if (last.value("exitCode", 0) == 0) return std::nullopt;  // stopped on request
-    return parse_time(last.value("finishedAt", ""));
-  }
-  return std::nullopt;
-}
-
 bool Instance::promotable() const {
   if (ready()) return true;
   // A replica stops streaming (and so being Ready) when its primary goes: its

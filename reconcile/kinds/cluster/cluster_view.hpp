@@ -29,9 +29,6 @@ bool pod_finished(const model::Json& pod);
 std::string pod_failure(const model::Json& pod);
 // The Pod's postgres container is running (the instance manager is up).
 bool postgres_running(const model::Json& pod);
-// When the postgres container last exited non-zero (PostgreSQL died and its
-// manager gave up, so the kubelet restarted it); nullopt if it never did.
-std::optional<TimePoint> postgres_crashed_at(const model::Json& pod);
 
 enum class JobState { running, succeeded, failed };
 JobState job_state(const model::Json& job);
