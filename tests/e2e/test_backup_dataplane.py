@@ -86,6 +86,16 @@ def backup_jobs(db, backup, trigger=None):
     return db.get("jobs", "-l", selector)["items"]
 
 
+def failed_pods_log_tails(db, job):
+    """The last lines each Pod of a Job logged: in the failure message itself, which a shortened CI log keeps."""
+    tails = []
+    for pod in db.get("pods", "-l", f"job-name={job}")["items"]:
+        pod_name = pod["metadata"]["name"]
+        logs = db.cluster.kubectl("logs", pod_name, "-n", db.namespace, check=False)
+        tails.append(f"-- last lines of {pod_name}:\n" + "\n".join((logs.stdout + logs.stderr).splitlines()[-15:]))
+    return "\n".join(tails)
+
+
 def wait_for_job(db, name, timeout=240):
     """Until the Job completes; fails the test (with its Pods' logs, by conftest) when it fails or times out."""
     deadline = time.time() + timeout
@@ -94,7 +104,7 @@ def wait_for_job(db, name, timeout=240):
         done = {c["type"] for c in status.get("conditions", []) if c["status"] == "True"}
         if "Complete" in done:
             return
-        assert "Failed" not in done, f"Job {name} failed: {status}"
+        assert "Failed" not in done, f"Job {name} failed: {status}\n{failed_pods_log_tails(db, name)}"
         assert time.time() < deadline, f"Job {name} not complete after {timeout}s: {status}"
         time.sleep(1)
 
