@@ -3,6 +3,8 @@
 // hash) or a directory of documents saved with `kubectl get --raw`.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -43,9 +45,11 @@ class DirectorySchemaSource : public SchemaSource {
 // long as the server serves the same one.
 class ClusterSchemaSource : public SchemaSource {
  public:
+  // Waits between reads of a document that keeps moving; tests pass one that only records.
+  using Pause = std::function<void(std::chrono::milliseconds)>;
   // `cache_dir` empty: no disk cache.
-  ClusterSchemaSource(kube::HttpTransport& transport, std::string cache_dir)
-      : transport_(transport), cache_dir_(std::move(cache_dir)) {}
+  ClusterSchemaSource(kube::HttpTransport& transport, std::string cache_dir, Pause pause = sleep_for)
+      : transport_(transport), cache_dir_(std::move(cache_dir)), pause_(std::move(pause)) {}
   // GET /openapi/v3; throws kube::ApiError (reason unreachable when no
   // response came), so a caller can tell an absent cluster from a broken one.
   void load_index();
@@ -59,8 +63,11 @@ class ClusterSchemaSource : public SchemaSource {
   std::set<std::string> fetch(const std::set<std::string>& group_versions, SchemaSet& set);
   void store(const std::string& group_version, const std::string& hash, const std::string& body) const;
 
+  static void sleep_for(std::chrono::milliseconds duration);
+
   kube::HttpTransport& transport_;
   std::string cache_dir_;
+  Pause pause_;
   model::Json index_;
 };
 

@@ -119,13 +119,30 @@ TEST_CASE("a document whose hash moved after the index was read is fetched at it
   CHECK_FALSE(fs::exists(cache.path / "apis__apps__v1.BBBB.json"));
 }
 
+TEST_CASE("a document that moves while its group's CRDs change is read again with growing waits",
+          "[validate][schemas]") {
+  FakeApiServer server;
+  server.apps_hash = "CCCC";
+  server.stale_hashes = {"B1", "B2", "B3", "B4"};
+  std::vector<std::chrono::milliseconds> waits;
+  ClusterSchemaSource source(server, "", [&](std::chrono::milliseconds wait) { waits.push_back(wait); });
+  CHECK(source.load({"apps/v1"}).documents.contains("apps/v1"));
+  // The first read again is at once; then 250 ms, 500 ms, 1 s before the one that finds CCCC.
+  CHECK(waits == std::vector<std::chrono::milliseconds>{std::chrono::milliseconds(250),
+                                                        std::chrono::milliseconds(500),
+                                                        std::chrono::milliseconds(1000)});
+}
+
 TEST_CASE("a document that keeps moving is an error naming it", "[validate][schemas]") {
   FakeApiServer server;
   server.apps_hash = "ZZZZ";
-  server.stale_hashes = {"B1", "B2", "B3", "B4", "B5"};
-  ClusterSchemaSource source(server, "");
+  server.stale_hashes = {"B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9"};
+  std::chrono::milliseconds waited{0};
+  ClusterSchemaSource source(server, "", [&](std::chrono::milliseconds wait) { waited += wait; });
   CHECK_THROWS_WITH(source.load({"apps/v1"}),
-                    "GET /openapi/v3/apis/apps/v1: the document changed 4 times while it was read");
+                    "GET /openapi/v3/apis/apps/v1: the document changed 8 times in 15 s while it was read (a CRD "
+                    "of its group keeps changing?)");
+  CHECK(waited == std::chrono::milliseconds(15750));
 }
 
 TEST_CASE("an unreachable cluster is an ApiError that says so", "[validate][schemas]") {
