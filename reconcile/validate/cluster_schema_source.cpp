@@ -24,7 +24,7 @@ constexpr long k_moved_permanently = 301;
 // The waits before each new read of the index while documents keep moving:
 // after a CRD changes, the API server rebuilds its group's document for a few
 // seconds (longer on a loaded machine), so a pass gives it about 16 s in all.
-constexpr std::array k_moved_backoff = {std::chrono::milliseconds(250), std::chrono::milliseconds(500),
+constexpr std::array k_moved_backoff = {std::chrono::milliseconds(250),  std::chrono::milliseconds(500),
                                         std::chrono::milliseconds(1000), std::chrono::milliseconds(2000),
                                         std::chrono::milliseconds(4000), std::chrono::milliseconds(8000)};
 
@@ -92,10 +92,11 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
     moved = fetch(moved, set);
   }
   if (!moved.empty())
-    throw ClusterError(fmt::format(
-        "GET /openapi/v3/{}: the document changed {} times in {} s while it was read (a CRD of its group keeps "
-        "changing?)",
-        openapi_path(*moved.begin()), k_moved_backoff.size() + 2, waited.count() / 1000));
+    throw ClusterError(
+        fmt::format("GET /openapi/v3/{}: the document changed {} times in {} s while it was read (a CRD of "
+                    "its group keeps "
+                    "changing?)",
+                    openapi_path(*moved.begin()), k_moved_backoff.size() + 2, waited.count() / 1000));
   return set;
 }
 

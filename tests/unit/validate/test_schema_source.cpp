@@ -139,9 +139,10 @@ TEST_CASE("a document that keeps moving is an error naming it", "[validate][sche
   server.stale_hashes = {"B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9"};
   std::chrono::milliseconds waited{0};
   ClusterSchemaSource source(server, "", [&](std::chrono::milliseconds wait) { waited += wait; });
-  CHECK_THROWS_WITH(source.load({"apps/v1"}),
-                    "GET /openapi/v3/apis/apps/v1: the document changed 8 times in 15 s while it was read (a CRD "
-                    "of its group keeps changing?)");
+  CHECK_THROWS_WITH(
+      source.load({"apps/v1"}),
+      "GET /openapi/v3/apis/apps/v1: the document changed 8 times in 15 s while it was read (a CRD "
+      "of its group keeps changing?)");
   CHECK(waited == std::chrono::milliseconds(15750));
 }
 
