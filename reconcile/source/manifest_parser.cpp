@@ -47,7 +47,10 @@ void drop_sops_block(model::YamlDocument& document) {
   });
 }
 
-// A `kind: List` document becomes its items, each keeping its own line.
+// A list document becomes its items, each keeping its own line. An item of a
+// typed list with neither apiVersion nor kind is of the list's item kind
+// (ConfigMapList: v1 ConfigMap), as `kubectl get --raw` writes them and as
+// kubectl reads them; an item of `kind: List` must name its own.
 void expand_document(model::YamlDocument&& document, const std::string& file, std::vector<Object>& objects,
                      std::vector<Problem>& problems) {
   const Json& value = document.value;
@@ -56,17 +59,18 @@ void expand_document(model::YamlDocument&& document, const std::string& file, st
         {file, document.line, "", "a manifest must be a mapping (an object), not a list or scalar"});
     return;
   }
-  bool is_list = value.contains("kind") && value["kind"].is_string() &&
-                 value["kind"].get<std::string>() == "List" && value.contains("items");
-  if (!is_list) {
+  if (!is_list_document(value)) {
     objects.emplace_back(std::move(document.value), model::SourceLocation{file, document.line},
                          std::move(document.field_lines));
     return;
   }
+  std::string list_kind = value["kind"].get<std::string>();
   if (!value["items"].is_array()) {
-    problems.push_back({file, document.line, "items", "a List's items must be a list"});
+    problems.push_back({file, document.line, "items", fmt::format("a {}'s items must be a list", list_kind)});
     return;
   }
+  std::string item_kind = list_kind.substr(0, list_kind.size() - std::string("List").size());
+  Json list_api_version = value.contains("apiVersion") ? value["apiVersion"] : Json();
   for (std::size_t index = 0; index < value["items"].size(); ++index) {
     std::string prefix = fmt::format("/items/{}", index);
     std::map<std::string, int> lines;
@@ -75,8 +79,14 @@ void expand_document(model::YamlDocument&& document, const std::string& file, st
     int line = document.field_lines.contains(prefix) ? document.field_lines[prefix] : document.line;
     Json item = value["items"][index];
     if (!item.is_object()) {
-      problems.push_back({file, line, fmt::format("items[{}]", index), "a List item must be an object"});
+      problems.push_back({file, line, fmt::format("items[{}]", index),
+                          fmt::format("a {} item must be an object", list_kind)});
       continue;
+    }
+    if (!item_kind.empty() && !item.contains("kind") && !item.contains("apiVersion") &&
+        list_api_version.is_string()) {
+      item["apiVersion"] = list_api_version;
+      item["kind"] = item_kind;
     }
     objects.emplace_back(std::move(item), model::SourceLocation{file, line}, std::move(lines));
   }
@@ -164,6 +174,12 @@ void check_name_formats(const Object& object, std::vector<Problem>& problems) {
 }
 
 }  // namespace
+
+bool is_list_document(const Json& value) {
+  if (!value.is_object() || !value.contains("items")) return false;
+  auto kind = value.find("kind");
+  return kind != value.end() && kind->is_string() && kind->get<std::string>().ends_with("List");
+}
 
 std::vector<Problem> identity_problems(const Object& object) {
   std::vector<Problem> problems;

@@ -1,5 +1,6 @@
-// Turns manifest files into validated objects: multi-document YAML, `kind: List`
-// expansion, identity checks and duplicate detection, reporting every problem.
+// Turns manifest files into validated objects: multi-document YAML, list
+// expansion (`kind: List` and typed lists such as `ConfigMapList`), identity checks and duplicate detection,
+// reporting every problem.
 #pragma once
 
 #include <vector>
@@ -21,6 +22,10 @@ struct ParseOptions {
 // by value: each file's text is freed once it is parsed (at 20,000 objects
 // the texts were 14 MiB of the parse's peak, beside the objects they became).
 std::vector<model::Object> parse_manifests(std::vector<ManifestFile> files, const ParseOptions& options = {});
+
+// A document kubectl expands into its items: a kind that ends in "List"
+// (List, ConfigMapList, RoleBindingList...) with an `items` field.
+bool is_list_document(const model::Json& value);
 
 // The identity problems of one object (missing apiVersion, kind, name...).
 std::vector<Problem> identity_problems(const model::Object& object);

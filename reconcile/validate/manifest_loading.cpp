@@ -10,10 +10,6 @@ namespace {
 
 using model::Object;
 
-bool is_list(const model::Json& value) {
-  return value.contains("kind") && value["kind"] == "List" && value.contains("items");
-}
-
 // The documents of a file parse_manifests rejected that are still usable.
 // Problems are not collected again: parse_manifests reported them.
 std::vector<Object> salvage(const source::ManifestFile& file) {
@@ -25,7 +21,7 @@ std::vector<Object> salvage(const source::ManifestFile& file) {
     return objects;
   }
   for (auto& document : documents) {
-    if (!document.value.is_object() || is_list(document.value)) continue;
+    if (!document.value.is_object() || source::is_list_document(document.value)) continue;
     Object object(std::move(document.value), model::SourceLocation{file.path, document.line},
                   std::move(document.field_lines));
     if (source::identity_problems(object).empty()) objects.push_back(std::move(object));

@@ -44,6 +44,49 @@ TEST_CASE("a kind: List is expanded into its items with their own lines", "[mani
   CHECK(objects[1].line_of("/metadata/name") == 11);
 }
 
+TEST_CASE("a typed list is expanded as kubectl expands it", "[manifests]") {
+  // Items of a ConfigMapList without apiVersion and kind are v1 ConfigMaps;
+  // an item that names its own kind keeps it, even in a list of another kind.
+  auto objects =
+      parse_manifests({{"typed.yaml",
+                        "apiVersion: v1\nkind: ConfigMapList\nmetadata:\n  resourceVersion: \"7\"\n"
+                        "items:\n"
+                        "  - metadata:\n      name: a\n"
+                        "  - apiVersion: v1\n    kind: Secret\n    metadata:\n      name: b\n"
+                        "---\n"
+                        "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBindingList\nitems:\n"
+                        "  - metadata:\n      name: c\n      namespace: shop\n"
+                        "    roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: r}\n"}});
+  REQUIRE(objects.size() == 3);
+  CHECK(objects[0].api_version() == "v1");
+  CHECK(objects[0].kind() == "ConfigMap");
+  CHECK(objects[0].location().line == 6);
+  CHECK(objects[1].kind() == "Secret");
+  CHECK(objects[1].line_of("/metadata/name") == 11);
+  CHECK(objects[2].api_version() == "rbac.authorization.k8s.io/v1");
+  CHECK(objects[2].kind() == "RoleBinding");
+  CHECK(objects[2].namespace_name() == "shop");
+}
+
+TEST_CASE("an item of kind: List must name its own kind, and a kind not ending in List is an object",
+          "[manifests]") {
+  auto problems =
+      problems_of({{"l.yaml", "apiVersion: v1\nkind: List\nitems:\n  - metadata:\n      name: a\n"}});
+  REQUIRE(problems.size() == 2);
+  CHECK(problems[0].to_string() == "l.yaml:4: apiVersion: missing required field \"apiVersion\"");
+  CHECK(problems[1].to_string() == "l.yaml:4: kind: missing required field \"kind\"");
+  auto objects = parse_manifests(
+      {{"t.yaml", "apiVersion: example.com/v1\nkind: Playlist\nmetadata:\n  name: p\nitems: [song]\n"}});
+  REQUIRE(objects.size() == 1);
+  CHECK(objects[0].kind() == "Playlist");
+}
+
+TEST_CASE("a typed list whose items are not a list names its kind", "[manifests]") {
+  auto problems = problems_of({{"x.yaml", "apiVersion: v1\nkind: SecretList\nitems: {}\n"}});
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].to_string() == "x.yaml:1: items: a SecretList's items must be a list");
+}
+
 TEST_CASE("JSON manifests are read too", "[manifests]") {
   auto objects = parse_manifests(
       {{"cm.json", R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"}})"}});
