@@ -203,3 +203,53 @@ def test_each_pass_leaves_events_on_the_sets_parent(cluster, namespace, manifest
     last = events()[-1]
     assert (last["type"], last["reason"]) == ("Warning", "ReconcileFailed"), last
     assert f"ConfigMap {namespace}/frozen" in last["message"] and "1 failed" in last["message"], last["message"]
+
+
+def typed_lists(namespace, names):
+    """A ConfigMapList, a SecretList and a RoleBindingList, as `kubectl get --raw` writes them: items without
+    apiVersion and kind (one ConfigMap names its own), one item per name in each."""
+    configmaps = "".join(f"- metadata:\n    name: cm-{name}\n    namespace: {namespace}\n  data:\n    key: {name}\n"
+                         for name in names)
+    secrets = "".join(f"- metadata:\n    name: s-{name}\n    namespace: {namespace}\n  data:\n    key: c2VjcmV0\n"
+                      for name in names)
+    bindings = "".join(f"- metadata:\n    name: rb-{name}\n    namespace: {namespace}\n"
+                       f"  roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}}\n"
+                       f"  subjects: [{{kind: ServiceAccount, name: default, namespace: {namespace}}}]\n"
+                       for name in names)
+    own = (f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: own-kind\n    namespace: {namespace}\n")
+    return {"configmaps.yaml": f"apiVersion: v1\nkind: ConfigMapList\nmetadata:\n  resourceVersion: \"1\"\n"
+                               f"items:\n{configmaps}{own}",
+            "secrets.yaml": f"apiVersion: v1\nkind: SecretList\nitems:\n{secrets}",
+            "bindings.yaml": f"apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBindingList\nitems:\n{bindings}"}
+
+
+def test_typed_lists_are_applied_and_pruned_item_by_item(cluster, namespace, manifests):
+    set_name = f"lists-{namespace}"
+    root = manifests(typed_lists(namespace, ["a", "b"]))
+    first = cluster.reconcile("--path", str(root), "--name", set_name, "--prune")
+    assert first.returncode == 0, first.stdout + first.stderr
+    for kind, prefix in (("configmap", "cm"), ("secret", "s"), ("rolebinding", "rb")):
+        assert cluster.exists(kind, f"{prefix}-a", "-n", namespace), first.stdout
+        assert cluster.exists(kind, f"{prefix}-b", "-n", namespace), first.stdout
+    assert cluster.get_json("configmap", "cm-b", "-n", namespace)["data"] == {"key": "b"}
+    assert cluster.exists("configmap", "own-kind", "-n", namespace)
+    assert cluster.get_json("rolebinding", "rb-a", "-n", namespace)["roleRef"]["name"] == "view"
+
+    # One item fewer in each list: that item is pruned, the rest stay.
+    manifests(typed_lists(namespace, ["a"]))
+    second = cluster.reconcile("--path", str(root), "--name", set_name, "--prune")
+    assert second.returncode == 0, second.stdout + second.stderr
+    for kind, prefix in (("configmap", "cm"), ("secret", "s"), ("rolebinding", "rb")):
+        assert cluster.exists(kind, f"{prefix}-a", "-n", namespace), kind
+        assert not cluster.exists(kind, f"{prefix}-b", "-n", namespace), second.stdout
+    assert "c2VjcmV0" not in second.stdout + second.stderr
+
+
+def test_an_item_of_a_typed_list_with_an_error_names_its_own_line(cluster, namespace, manifests):
+    root = manifests({"cms.yaml": f"apiVersion: v1\nkind: ConfigMapList\nitems:\n"
+                                  f"- metadata:\n    name: fine\n    namespace: {namespace}\n"
+                                  f"- metadata:\n    namespace: {namespace}\n"})
+    result = cluster.reconcile("--path", str(root))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "cms.yaml:7: metadata.name: missing required field \"metadata.name\"" in result.stderr, result.stderr
+    assert not cluster.exists("configmap", "fine", "-n", namespace)
