@@ -55,6 +55,9 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
   fill(options, "--prune", options.prune, config.prune);
   fill(options, "--prune-namespaces", options.prune_namespaces, config.prune_namespaces);
   fill(options, "--prune-crds", options.prune_crds, config.prune_crds);
+  fill(options, "--prune-data", options.prune_data, config.prune_data);
+  fill(options, "--allow-empty", options.allow_empty, config.allow_empty);
+  fill(options, "--max-prune", options.max_prune, config.max_prune);
   fill(options, "--wait", options.wait, config.wait);
   if (config.keep_running && !flag_given(options, "--keep-running"))
     options.keep_running = *config.keep_running;
@@ -226,6 +229,27 @@ void add_pass_flags(CLI::App& command, CommonOptions& options) {
                    "Wait for each wave to be healthy before the next, and for the last");
   command.add_option("--timeout", options.timeout, "How long --wait may take in all (90s, 5m, 1h)")
       ->capture_default_str();
+}
+
+void add_prune_guard_flags(CLI::App& command, CommonOptions& options) {
+  command.add_flag("--prune-data", options.prune_data,
+                   "Also prune PersistentVolumeClaims and Clusters, which hold data (or annotate one "
+                   "opctl.io/prune-data: \"true\")");
+  command.add_flag("--allow-empty", options.allow_empty,
+                   "Prune even when the source yields no objects (refused by default: a bad merge or a moved "
+                   "folder looks like that)");
+  command
+      .add_option_function<std::string>(
+          "--max-prune",
+          [&options](const std::string& text) {
+            auto limit = model::parse_prune_limit(text);
+            if (!limit)
+              throw CLI::ValidationError("--max-prune", "must be a count (10) or a percentage (50%)");
+            options.max_prune = *limit;
+          },
+          "The most members of the set one pass may prune: a count (10) or a share (50%, the default; a "
+          "share always allows 5)")
+      ->type_name("N|P%");
 }
 
 void add_set_flags(CLI::App& command, CommonOptions& options) {

@@ -9,6 +9,7 @@
 #include "config/run_config.hpp"
 #include "kube/cluster_config.hpp"
 #include "kube/http_transport.hpp"
+#include "model/prune_limit.hpp"
 #include "source/desired_source.hpp"
 #include "source/sops_file.hpp"
 
@@ -35,6 +36,9 @@ struct CommonOptions {
   // Pass settings (reconcile; diff --prune previews with the prune scope).
   bool prune_namespaces = false;  // --prune-namespaces
   bool prune_crds = false;        // --prune-crds
+  bool prune_data = false;        // --prune-data
+  bool allow_empty = false;       // --allow-empty
+  model::PruneLimit max_prune;    // --max-prune
   bool wait = false;              // --wait
   // When the set cannot be loaded, reconcile run its custom resources that exist from their live
   // spec (--no-keep-running turns it off).
@@ -60,6 +64,9 @@ void add_change_flags(CLI::App& command, CommonOptions& options);
 // --prune-namespaces, --prune-crds, --delete-propagation, --wait and --timeout, for the command that
 // runs a pass (diff binds the prune scope flags itself, with its own help).
 void add_pass_flags(CLI::App& command, CommonOptions& options);
+// --prune-data, --allow-empty and --max-prune: the guards on what a prune may delete (reconcile and
+// diff --prune apply the same ones).
+void add_prune_guard_flags(CLI::App& command, CommonOptions& options);
 // --name, for the commands that work on one set (its Lease and ApplySet parent).
 void add_set_flags(CLI::App& command, CommonOptions& options);
 // --take-over, for the commands that prune (or preview pruning).

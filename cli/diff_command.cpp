@@ -54,6 +54,8 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
     prune.applyset = applyset_parent_of(config);
     prune.prune_namespaces = options.common.prune_namespaces;
     prune.prune_crds = options.common.prune_crds;
+    prune.prune_data = options.common.prune_data;
+    prune.limits = {options.common.allow_empty, options.common.max_prune};
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
     prune.compare = comparison.options.compare;
@@ -158,6 +160,7 @@ void register_diff(CLI::App& app, CommandAction& action) {
   command->add_flag(
       "--prune-crds", options->common.prune_crds,
       "With --prune, count CustomResourceDefinitions whose custom resources remain as pruned too");
+  add_prune_guard_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")

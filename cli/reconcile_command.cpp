@@ -47,6 +47,8 @@ apply::PassOptions pass_options(const ReconcileOptions& options, const DesiredSe
   pass.prune = common.prune;
   pass.prune_namespaces = common.prune_namespaces;
   pass.prune_crds = common.prune_crds;
+  pass.prune_data = common.prune_data;
+  pass.prune_limits = {common.allow_empty, common.max_prune};
   // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every
   // directory).
   pass.source = common.set_named ? source::set_source_identity(common.source) : "";
@@ -211,6 +213,7 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);
   add_pass_flags(*command, options->common);
+  add_prune_guard_flags(*command, options->common);
   command->add_flag("--dry-run", options->dry_run,
                     "Show the plan (create, configure, prune) without changing anything");
   add_keep_running_flag(*command, options->common);

@@ -5,6 +5,7 @@
 
 #include "apply/applyset_store.hpp"
 #include "apply/lease_lock.hpp"
+#include "apply/prune_limits.hpp"
 #include "apply/set_source.hpp"
 #include "build_info.hpp"
 #include "commands.hpp"
@@ -103,6 +104,15 @@ int run_status(StatusOptions& options) {
                                         {kube::k_field_manager, ignore_rules_of(config), true, false, {}});
   status["nextPass"] = render_plan_json(next_pass);
   status["nextPass"]["prunes"] = options.common.prune;
+  // Whether a pruning pass would be refused (an empty source, a mass deletion), as the pass decides it.
+  try {
+    apply::check_prune_volume({parent.namespace_name + "/" + parent.name, desired.objects.size(),
+                               members.size(), plan::pruned_names(next_pass.steps)},
+                              {options.common.allow_empty, options.common.max_prune});
+    status["nextPass"]["pruneRefused"] = nullptr;
+  } catch (const InvalidInputError& refusal) {
+    status["nextPass"]["pruneRefused"] = refusal.problems().front().message;
+  }
   Json custom = Json::array();
   for (const auto& object : desired.objects) {
     if (!plan::is_custom_kind(object.gvk())) continue;
@@ -155,6 +165,8 @@ int run_status(StatusOptions& options) {
   for (const auto& line : drift)
     std::cout << "  " << line.get<std::string>() << "\n";
   std::cout << render_plan_text(next_pass, options.common.prune);
+  if (const Json& refused = status["nextPass"]["pruneRefused"]; refused.is_string())
+    std::cout << "Prune: " << refused.get<std::string>() << "\n";
   if (!custom.empty()) {
     std::cout << "Custom resources:\n";
     for (const auto& entry : custom) {
@@ -193,6 +205,7 @@ void register_status(CLI::App& app, CommandAction& action) {
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
+  add_prune_guard_flags(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

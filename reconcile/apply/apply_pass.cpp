@@ -8,6 +8,7 @@
 #include "apply/prune_executor.hpp"
 #include "apply/set_source.hpp"
 #include "apply/wave_executor.hpp"
+#include "model/error.hpp"
 #include "plan/pass_plan.hpp"
 
 namespace opctl::apply {
@@ -47,12 +48,14 @@ class PassExecutor {
     current_ = plan::ApplySetInventory::of(objects, options_.applyset.namespace_name);
     std::vector<Json> members;
     if (options_.prune) members = store_.members(previous_.merged_with(current_));
+    std::size_t member_count = members.size();
     plan_ = plan::make_pass_plan(std::move(objects), live_, members, plan_options);
     members = {};
     // One outcome per step (custom kinds may add theirs), sized once: at
     // 20,000 objects doubling cost ~10 MiB at the end of a pass.
     report_.outcomes.reserve(plan_.steps.size());
     check_set_source(parent);
+    if (options_.prune) check_prune_volume(parent, member_count);
     PassExecution pass{client_, options_, clock_, plan_, live_, log_, started + options_.timeout};
     if (options_.dry_run) {
       report_plan(pass);
@@ -64,19 +67,31 @@ class PassExecutor {
   }
 
  private:
+  std::string set_name() const { return options_.applyset.namespace_name + "/" + options_.applyset.name; }
+
   // Throws (nothing changed yet) when pruning a set written from another source.
   void check_set_source(const std::optional<Json>& parent) {
-    SetSourceCheck check{options_.applyset.namespace_name + "/" + options_.applyset.name, options_.source,
-                         options_.prune, options_.take_over, [this] {
-                           std::vector<std::string> names;
-                           for (const auto& step : plan_.steps)
-                             if (step.action == plan::StepAction::prune)
-                               names.push_back(step.key.to_string());
-                           return names;
-                         }};
+    SetSourceCheck check{set_name(), options_.source, options_.prune, options_.take_over,
+                         [this] { return plan::pruned_names(plan_.steps); }};
     auto decision = decide_set_source(parent, check);
     store_.record_source(decision.record);
     if (!decision.warning.empty() && options_.events.on_warning) options_.events.on_warning(decision.warning);
+  }
+
+  // Throws (nothing changed yet) when the source yields nothing or the prune is a mass deletion; a
+  // real pass also leaves a Warning Event on the set's parent, which an unattended run's owner reads.
+  void check_prune_volume(const std::optional<Json>& parent, std::size_t members) {
+    try {
+      apply::check_prune_volume({set_name(), plan_.objects.size(), members, plan::pruned_names(plan_.steps)},
+                                options_.prune_limits);
+    } catch (const InvalidInputError& refusal) {
+      if (parent && !options_.dry_run) {
+        EventSubject subject{"Secret", options_.applyset.name, options_.applyset.namespace_name,
+                             parent->value("/metadata/uid"_json_pointer, "")};
+        events_.record(subject, "Warning", "PruneRefused", refusal.problems().front().message);
+      }
+      throw;
+    }
   }
 
   void execute(PassExecution& pass, const std::optional<Json>& parent) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apply/pass_report.hpp"
+#include "apply/prune_limits.hpp"
 #include "diff/ignore_rules.hpp"
 #include "kube/api_client.hpp"
 #include "model/clock.hpp"
@@ -32,7 +33,9 @@ struct PassOptions {
   bool dry_run = false;
   bool prune = false;
   bool prune_namespaces = false;
-  bool prune_crds = false;  // also prune CRDs whose custom resources of other sets remain
+  bool prune_crds = false;   // also prune CRDs whose custom resources of other sets remain
+  bool prune_data = false;   // also prune PersistentVolumeClaims and Clusters (prune_guard.hpp)
+  PruneLimits prune_limits;  // an empty source, a mass deletion (prune_limits.hpp)
   // Where this run's desired set comes from (set_source.hpp); a pruning pass
   // refuses a set recorded from another source unless take_over.
   std::string source;

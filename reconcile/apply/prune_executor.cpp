@@ -8,12 +8,13 @@ namespace {
 using plan::PlanStep;
 using plan::StepAction;
 
-// Why a Namespace or CRD must stay, or "".
+// Why a Namespace, a CRD or an object that holds data must stay, or "".
 std::string guard_refusal(PassExecution& pass, const PlanStep& step) {
   plan::PruneCandidate candidate{step.live, step.key, false, ""};
   const auto& options = pass.options;
-  return prune_refusal(pass.client, candidate,
-                       {options.applyset.id(), options.prune_namespaces, options.prune_crds});
+  return prune_refusal(
+      pass.client, candidate,
+      {options.applyset.id(), options.prune_namespaces, options.prune_crds, options.prune_data});
 }
 
 void keep(PassExecution& pass, PruneExecution& result, const PlanStep& step, const std::string& reason) {

@@ -9,7 +9,18 @@
 namespace opctl::apply {
 namespace {
 
+// A PersistentVolumeClaim's volume, or a Cluster's (whose deletion deletes its instances' claims).
+bool holds_data(const model::ObjectKey& key) {
+  return (key.group.empty() && key.kind == "PersistentVolumeClaim") ||
+         (key.group == "opctl.io" && key.kind == "Cluster");
+}
+
 using model::Json;
+
+bool data_prune_allowed(const Json& live) {
+  Json annotations = live.value("/metadata/annotations"_json_pointer, Json::object());
+  return annotations.is_object() && annotations.value(k_prune_data_annotation, "") == "true";
+}
 
 // The resource a CRD serves, at its storage version (any served one will do for a LIST).
 std::optional<kube::ResourceInfo> served_resource(const Json& crd) {
@@ -54,6 +65,11 @@ std::vector<std::string> foreign_custom_resources(kube::ApiClient& client, const
 std::string prune_refusal(kube::ApiClient& client, const plan::PruneCandidate& candidate,
                           const PruneGuardOptions& options) {
   if (candidate.kept) return "";
+  if (holds_data(candidate.key) && !options.prune_data && !data_prune_allowed(candidate.live))
+    return fmt::format(
+        "it holds data ({}); use --prune-data, or annotate it {}: \"true\" to let a pass delete it",
+        candidate.key.kind == "PersistentVolumeClaim" ? "its volume" : "its instances' volumes",
+        k_prune_data_annotation);
   if (candidate.key.kind == "Namespace" && candidate.key.group.empty() && !options.prune_namespaces) {
     auto foreign = foreign_objects_in(client, candidate.key.name, options.applyset_id);
     if (!foreign.empty())

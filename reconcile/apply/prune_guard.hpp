@@ -1,6 +1,8 @@
 // Which prune candidates must stay although they left the set: a Namespace
 // that still holds objects of others, a CustomResourceDefinition whose custom
-// resources (of others) still exist. Deleting either would delete those too.
+// resources (of others) still exist (deleting either would delete those too),
+// and objects that hold data (PersistentVolumeClaims, Clusters) unless the run
+// or the object itself allows it.
 #pragma once
 
 #include <string>
@@ -14,7 +16,11 @@ struct PruneGuardOptions {
   std::string applyset_id;
   bool prune_namespaces = false;  // --prune-namespaces: delete non-empty Namespaces too
   bool prune_crds = false;        // --prune-crds: delete CRDs with custom resources left too
+  bool prune_data = false;        // --prune-data: delete PersistentVolumeClaims and Clusters too
 };
+
+// On a live object: "true" lets a pass prune it although it holds data.
+inline constexpr const char* k_prune_data_annotation = "opctl.io/prune-data";
 
 // Why `candidate` must not be pruned, with the flag that would allow it; ""
 // when it may be. Reads the cluster (a few LISTs) only for Namespaces and CRDs.

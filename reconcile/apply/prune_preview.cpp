@@ -4,6 +4,7 @@
 
 #include "apply/applyset_store.hpp"
 #include "apply/prune_guard.hpp"
+#include "apply/prune_limits.hpp"
 #include "apply/set_source.hpp"
 #include "plan/pass_plan.hpp"
 #include "plan/prune_set.hpp"
@@ -26,14 +27,11 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client,
   });
   auto steps = plan::prune_steps(members, desired_keys);
   const auto& applyset = options.applyset;
-  decide_set_source(
-      parent, {applyset.namespace_name + "/" + applyset.name, options.source, true, options.take_over, [&] {
-                 std::vector<std::string> names;
-                 for (const auto& step : steps)
-                   if (step.action == plan::StepAction::prune) names.push_back(step.key.to_string());
-                 return names;
-               }});
-  PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds};
+  std::vector<std::string> would_delete = plan::pruned_names(steps);
+  std::string set = applyset.namespace_name + "/" + applyset.name;
+  decide_set_source(parent, {set, options.source, true, options.take_over, [&] { return would_delete; }});
+  check_prune_volume({set, desired.size(), members.size(), would_delete}, options.limits);
+  PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds, options.prune_data};
   std::vector<diff::ObjectDiff> pruned;
   for (auto& step : steps) {
     if (step.action != plan::StepAction::prune) continue;

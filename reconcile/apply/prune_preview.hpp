@@ -2,11 +2,12 @@
 // ApplySet inventory that are no longer desired. The same rules as the pass:
 // never an object annotated opctl.io/prune: disabled, never a Namespace or CRD
 // prune_guard.hpp keeps, and a refusal (InvalidInputError) when the set was
-// written from another source.
+// written from another source or the prune breaks a limit of prune_limits.hpp.
 #pragma once
 
 #include <vector>
 
+#include "apply/prune_limits.hpp"
 #include "diff/object_diff.hpp"
 #include "kube/api_client.hpp"
 #include "model/object.hpp"
@@ -18,6 +19,8 @@ struct PrunePreviewOptions {
   plan::ApplySetParent applyset;
   bool prune_namespaces = false;
   bool prune_crds = false;
+  bool prune_data = false;
+  PruneLimits limits;  // refused as the pass refuses (prune_limits.hpp)
   std::string source;  // this run's (set_source.hpp): a set recorded from another one is refused
   bool take_over = false;
   diff::CompareOptions compare;

@@ -2,21 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "apply/deletion_listing.hpp"
 #include "model/error.hpp"
 
 namespace opctl::apply {
-namespace {
-
-std::string listing(std::vector<std::string> names) {
-  constexpr std::size_t k_shown = 10;
-  if (names.empty()) return "nothing";
-  std::size_t total = names.size();
-  if (total > k_shown) names.resize(k_shown);
-  std::string text = fmt::format("{} object{}: {}", total, total == 1 ? "" : "s", fmt::join(names, ", "));
-  return total > k_shown ? text + ", ..." : text;
-}
-
-}  // namespace
 
 std::string recorded_set_source(const model::Json& parent) {
   const auto& metadata = parent.value("metadata", model::Json::object());
@@ -28,7 +17,7 @@ SetSourceDecision decide_set_source(const std::optional<model::Json>& parent, co
   if (check.source.empty()) return {recorded, ""};  // a caller that knows no source checks nothing
   if (recorded.empty() || recorded == check.source || check.take_over) return {check.source, ""};
   if (check.prune) {
-    std::string deleted = check.would_delete ? listing(check.would_delete()) : "its objects";
+    std::string deleted = check.would_delete ? deletion_listing(check.would_delete()) : "its objects";
     throw InvalidInputError({Problem{
         "", 0, "--prune",
         fmt::format(

@@ -199,6 +199,16 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"prune", reader.into(config.prune)},
        {"pruneNamespaces", reader.into(config.prune_namespaces)},
        {"pruneCRDs", reader.into(config.prune_crds)},
+       {"pruneData", reader.into(config.prune_data)},
+       {"allowEmpty", reader.into(config.allow_empty)},
+       {"maxPrune",
+        [&](const Json& value, const std::string& pointer, const std::string& path) {
+          auto limit = value.is_number_integer() ? model::parse_prune_limit(std::to_string(value.get<long>()))
+                       : value.is_string()       ? model::parse_prune_limit(value.get<std::string>())
+                                                 : std::nullopt;
+          if (!limit) return reader.problem(pointer, path, "must be a count (10) or a percentage (50%)");
+          config.max_prune = limit;
+        }},
        {"deletePropagation",
         [&](const Json& value, const std::string& pointer, const std::string& path) {
           static const std::set<std::string> k_allowed = {"Background", "Foreground", "Orphan"};

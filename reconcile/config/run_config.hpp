@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "model/prune_limit.hpp"
+
 namespace opctl::config {
 
 inline constexpr const char* k_config_api_version = "opctl.io/v1alpha1";
@@ -87,8 +89,9 @@ struct RunConfig {
   GitSettings git;
   VerifySettings verify;
   std::optional<std::string> default_namespace;
-  std::optional<bool> prune, prune_namespaces, prune_crds, wait, force_conflicts;
-  std::optional<bool> keep_running;  // spec.keepRunning, as --no-keep-running when false
+  std::optional<bool> prune, prune_namespaces, prune_crds, prune_data, allow_empty, wait, force_conflicts;
+  std::optional<model::PruneLimit> max_prune;  // maxPrune: "N" or "P%"
+  std::optional<bool> keep_running;            // spec.keepRunning, as --no-keep-running when false
   std::optional<std::string> delete_propagation;
   std::optional<std::chrono::seconds> timeout;
   std::optional<std::chrono::seconds> exec_timeout;  // kubeconfig exec plugins, as --exec-timeout

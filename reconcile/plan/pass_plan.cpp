@@ -151,6 +151,13 @@ void keep_settled_identity(Object& desired) {
   desired.forget_field_lines();
 }
 
+std::vector<std::string> pruned_names(const std::vector<PlanStep>& steps) {
+  std::vector<std::string> names;
+  for (const auto& step : steps)
+    if (step.action == StepAction::prune) names.push_back(step.key.to_string());
+  return names;
+}
+
 std::vector<PlanStep> prune_steps(const std::vector<Json>& members,
                                   const std::set<model::ObjectKey>& desired) {
   std::vector<PlanStep> steps;

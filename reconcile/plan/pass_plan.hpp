@@ -129,4 +129,7 @@ PassPlan make_pass_plan(std::vector<model::Object> desired, const LiveObjects& l
 std::vector<PlanStep> prune_steps(const std::vector<model::Json>& members,
                                   const std::set<model::ObjectKey>& desired);
 
+// "Kind namespace/name" of each prune step (not the kept ones), in order: what a refusal names.
+std::vector<std::string> pruned_names(const std::vector<PlanStep>& steps);
+
 }  // namespace opctl::plan

@@ -252,9 +252,9 @@ def test_a_schedule_fires_through_the_cronjob_controller_and_retention_keeps_exa
 def test_a_deleted_cluster_leaves_a_final_backup_that_restores_every_row(cluster, namespace, manifests):
     db = PgCluster(cluster, namespace, manifests)
     archive = backup_yaml(namespace, "archive", '  schedule: "0 3 * * *"\n  suspend: true\n')
-    # A named set that prunes: what leaves git is deleted.
+    # A named set that prunes: what leaves git is deleted, a Cluster too (pruneData: it holds data).
     config = (f"apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: {namespace}\n  namespace: {namespace}\n"
-              f"spec:\n  prune: true\n  lease:\n    enabled: false\n")
+              f"spec:\n  prune: true\n  pruneData: true\n  lease:\n    enabled: false\n")
     files = {"db.yaml": cluster_yaml(namespace, instances=2, extra="  finalBackup:\n    backup: archive\n"),
              "store.yaml": store_yaml(namespace), "backup.yaml": archive, "opctl.yaml": config}
     started_with_rows(db, files, 500)

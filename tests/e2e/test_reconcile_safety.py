@@ -75,8 +75,9 @@ def test_a_run_that_lost_its_lease_stops_and_prunes_nothing_of_the_new_holder(cl
         wait_for_objects(cluster, namespace, "a-", 5)
         run_a.send_signal(signal.SIGSTOP)
         time.sleep(4)  # past A's lease duration
-        # B is another source taking the set over (without --take-over the set-source guard refuses to prune).
-        run_b = cluster.reconcile("--path", str(root_b), "--prune", "--take-over")
+        # B is another source taking the set over (without --take-over the set-source guard refuses to prune),
+        # deleting every object of A's (without --max-prune 100% the mass-deletion guard refuses).
+        run_b = cluster.reconcile("--path", str(root_b), "--prune", "--take-over", "--max-prune", "100%")
         assert run_b.returncode == 0, run_b.stderr + run_b.stdout
     finally:
         run_a.send_signal(signal.SIGCONT)

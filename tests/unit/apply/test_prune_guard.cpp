@@ -56,3 +56,27 @@ TEST_CASE("a CRD with no custom resources left, or whose kind is gone, may be pr
   Fixture gone;  // nothing scripted: 404
   CHECK(prune_refusal(gone.client, crd_candidate(), {"applyset-x-v1", false, false}).empty());
 }
+
+TEST_CASE("a PersistentVolumeClaim or a Cluster is pruned only with --prune-data or its own annotation",
+          "[prune_guard]") {
+  Fixture f;
+  Json claim = {{"apiVersion", "v1"},
+                {"kind", "PersistentVolumeClaim"},
+                {"metadata", {{"name", "data"}, {"namespace", "shop"}}}};
+  Json cluster = {{"apiVersion", "opctl.io/v1alpha1"},
+                  {"kind", "Cluster"},
+                  {"metadata", {{"name", "db"}, {"namespace", "shop"}}}};
+  PruneGuardOptions options{"applyset-x-v1", false, false, false};
+  for (const Json& live : {claim, cluster}) {
+    opctl::plan::PruneCandidate candidate{live, opctl::plan::key_of_live(live), false, ""};
+    CHECK_THAT(prune_refusal(f.client, candidate, options),
+               Catch::Contains("it holds data") && Catch::Contains("--prune-data") &&
+                   Catch::Contains("opctl.io/prune-data: \"true\""));
+    options.prune_data = true;
+    CHECK(prune_refusal(f.client, candidate, options).empty());
+    options.prune_data = false;
+    candidate.live["metadata"]["annotations"] = {{"opctl.io/prune-data", "true"}};
+    CHECK(prune_refusal(f.client, candidate, options).empty());
+  }
+  CHECK(f.server.requests.empty());  // decided from the object alone
+}
