@@ -15,14 +15,14 @@
 namespace opctl::apply {
 
 struct PruneLimits {
-  bool allow_empty = false;  // --allow-empty, allowEmpty in opctl.yaml
+  bool allow_empty = false;     // --allow-empty, allowEmpty in opctl.yaml
   model::PruneLimit max_prune;  // --max-prune, maxPrune in opctl.yaml
 };
 
 struct PruneVolume {
-  std::string set;                       // "namespace/opctl-name", for messages
-  std::size_t desired = 0;               // objects this run's source yields
-  std::size_t members = 0;               // live members of the set before the pass
+  std::string set;                        // "namespace/opctl-name", for messages
+  std::size_t desired = 0;                // objects this run's source yields
+  std::size_t members = 0;                // live members of the set before the pass
   std::vector<std::string> would_delete;  // "Kind namespace/name"
 };
 

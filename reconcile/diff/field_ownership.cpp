@@ -3,6 +3,7 @@
 #include <set>
 
 #include "diff/secret_masking.hpp"
+#include "model/base64.hpp"
 
 namespace opctl::diff {
 namespace {
@@ -140,7 +141,7 @@ bool match_string_data(Json& desired, Json& owned, const Json& live) {
     if (!value.is_string() || !owned_names.erase("f:" + key)) return false;
     if (desired.contains("data") && desired["data"].is_object() && desired["data"].contains(key))
       return false;
-    if (!data.contains(key) || data[key] != base64_encode(value.get<std::string>())) return false;
+    if (!data.contains(key) || data[key] != model::base64_encode(value.get<std::string>())) return false;
   }
   if (!owned_names.empty()) return false;
   desired.erase("stringData");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "model/base64.hpp"
+
 namespace opctl::diff {
 namespace {
 
@@ -42,25 +44,12 @@ Json fold_string_data(Json object) {
   if (!string_data.is_object()) return object;
   if (!object.contains("data") || !object["data"].is_object()) object["data"] = Json::object();
   for (const auto& [key, value] : string_data.items())
-    object["data"][key] = base64_encode(value.is_string() ? value.get<std::string>() : value.dump());
+    object["data"][key] = model::base64_encode(value.is_string() ? value.get<std::string>() : value.dump());
   return object;
 }
 
 // Kept here rather than shared with kube/ so that diff/ stays a pure library
 // depending on model/ only.
-std::string base64_encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    std::size_t rest = std::min<std::size_t>(3, bytes.size() - i);
-    unsigned value = 0;
-    for (std::size_t j = 0; j < 3; ++j)
-      value = (value << 8) | (j < rest ? static_cast<unsigned char>(bytes[i + j]) : 0U);
-    for (std::size_t j = 0; j < 4; ++j)
-      out += j <= rest ? k_alphabet[(value >> (18 - 6 * j)) & 0x3F] : '=';
-  }
-  return out;
-}
 
 void mask_secret_pair(Json& before, Json& after) {
   if (!is_secret(before) && !is_secret(after)) return;

@@ -24,7 +24,4 @@ bool is_secret(const model::Json& object);
 // wins over data), and no stringData. Other objects are returned as they are.
 model::Json fold_string_data(model::Json object);
 
-// Standard base64 with padding, as Secret data holds it.
-std::string base64_encode(std::string_view bytes);
-
 }  // namespace opctl::diff

@@ -6,8 +6,8 @@
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/kind_time.hpp"
 #include "kube/api_error.hpp"
-#include "kube/base64.hpp"
 #include "kube/rest_mapper.hpp"
+#include "model/base64.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -59,7 +59,7 @@ std::optional<Credentials> KubeEnvironment::read_credentials() {
   auto field = [](const Json& secret, const char* key) {
     Json::json_pointer at(std::string("/data/") + key);
     if (!secret.contains(at) || !secret[at].is_string()) return std::string();
-    return kube::base64_decode(secret[at].get<std::string>()).value_or("");
+    return model::base64_decode(secret[at].get<std::string>()).value_or("");
   };
   Credentials credentials;
   credentials.superuser_password = field(results[0].object, "password");

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "kube/base64.hpp"
+#include "model/base64.hpp"
 #include "model/error.hpp"
 #include "process/child_process.hpp"
 
@@ -121,7 +121,7 @@ std::string exec_info(const ClusterConfig& cluster) {
     nlohmann::json info = {{"server", cluster.server}};
     if (!cluster.tls_server_name.empty()) info["tls-server-name"] = cluster.tls_server_name;
     if (cluster.insecure_skip_tls_verify) info["insecure-skip-tls-verify"] = true;
-    if (!cluster.ca_pem.empty()) info["certificate-authority-data"] = base64_encode(cluster.ca_pem);
+    if (!cluster.ca_pem.empty()) info["certificate-authority-data"] = model::base64_encode(cluster.ca_pem);
     if (!cluster.proxy_url.empty()) info["proxy-url"] = cluster.proxy_url;
     spec["cluster"] = info;
   }

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "kube/base64.hpp"
 #include "kube/cluster_config.hpp"
+#include "model/base64.hpp"
 #include "model/error.hpp"
 
 namespace opctl::kube {
@@ -86,7 +86,7 @@ std::string resolve_path(const std::string& value, const fs::path& kubeconfig) {
 std::string data_or_file(const Entry& entry, const char* data_key, const char* file_key, const char* what) {
   std::string data = scalar(entry.node, data_key);
   if (!data.empty()) {
-    auto decoded = base64_decode(data);
+    auto decoded = model::base64_decode(data);
     if (!decoded) fail(fmt::format("{}: {} is not valid base64", entry.file.string(), data_key));
     return *decoded;
   }

@@ -1,6 +1,6 @@
 #include "kube/request_headers.hpp"
 
-#include "kube/base64.hpp"
+#include "model/base64.hpp"
 
 namespace opctl::kube {
 
@@ -12,7 +12,8 @@ std::vector<std::string> request_headers(const HttpRequest& request, const Crede
   if (!credential.bearer_token.empty()) {
     headers.push_back("Authorization: Bearer " + credential.bearer_token);
   } else if (!cluster.username.empty()) {
-    headers.push_back("Authorization: Basic " + base64_encode(cluster.username + ":" + cluster.password));
+    headers.push_back("Authorization: Basic " +
+                      model::base64_encode(cluster.username + ":" + cluster.password));
   }
   headers.push_back("Expect:");
   return headers;

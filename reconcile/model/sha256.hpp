@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4), for ApplySet IDs and cache names; not for secrets.
+// SHA-256 (OpenSSL's), for ApplySet IDs, cache names and key fingerprints.
 #pragma once
 
 #include <array>

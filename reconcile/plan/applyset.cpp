@@ -4,26 +4,11 @@
 
 #include <sstream>
 
+#include "model/base64.hpp"
 #include "model/sha256.hpp"
 
 namespace opctl::plan {
 namespace {
-
-std::string base64_url_unpadded(const std::array<std::uint8_t, 32>& bytes) {
-  static constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    unsigned value = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    for (int shift = 18; shift >= 0; shift -= 6)
-      out += k_alphabet[(value >> shift) & 0x3F];
-  }
-  unsigned value = bytes[i] << 16 | (i + 1 < bytes.size() ? bytes[i + 1] << 8 : 0);
-  out += k_alphabet[(value >> 18) & 0x3F];
-  out += k_alphabet[(value >> 12) & 0x3F];
-  if (i + 1 < bytes.size()) out += k_alphabet[(value >> 6) & 0x3F];
-  return out;
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;
@@ -38,7 +23,11 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 std::string ApplySetParent::id() const {
   std::string unencoded = fmt::format("{}.{}.Secret.", name, namespace_name);
-  return "applyset-" + base64_url_unpadded(model::sha256(unencoded)) + "-v1";
+  auto digest = model::sha256(unencoded);
+  return "applyset-" +
+         model::base64_url_encode_unpadded(
+             std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size())) +
+         "-v1";
 }
 
 ApplySetInventory ApplySetInventory::of(const std::vector<model::Object>& objects,

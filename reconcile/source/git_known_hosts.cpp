@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "model/base64.hpp"
 #include "source/git_digest.hpp"
 
 namespace opctl::source {
@@ -49,8 +50,8 @@ bool hashed_match(std::string_view pattern, const std::string& name) {
   // |1|base64(salt)|base64(HMAC-SHA1(salt, name))
   auto separator = pattern.find('|', 3);
   if (!pattern.starts_with("|1|") || separator == std::string_view::npos) return false;
-  auto salt = base64_decode(pattern.substr(3, separator - 3));
-  auto hash = base64_decode(pattern.substr(separator + 1));
+  auto salt = model::base64_decode(pattern.substr(3, separator - 3));
+  auto hash = model::base64_decode(pattern.substr(separator + 1));
   return salt && hash && hmac_sha1(*salt, name) == *hash;
 }
 
@@ -73,7 +74,7 @@ std::optional<KnownHost> parse_known_hosts_line(std::string_view line) {
   else if (words[0].starts_with('@'))
     return std::nullopt;
   if (words.size() < first + 3) return std::nullopt;
-  auto key = base64_decode(words[first + 2]);
+  auto key = model::base64_decode(words[first + 2]);
   if (!key || key_blob_type(*key) != words[first + 1]) return std::nullopt;
   entry.patterns = split_commas(words[first]);
   entry.key_type = words[first + 1];
@@ -142,7 +143,7 @@ std::string key_blob_type(std::string_view key) {
 }
 
 std::string key_fingerprint(std::string_view key) {
-  std::string encoded = base64_encode(sha256(key));
+  std::string encoded = model::base64_encode(sha256(key));
   while (encoded.ends_with('='))
     encoded.pop_back();
   return "SHA256:" + encoded;

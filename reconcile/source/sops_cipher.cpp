@@ -5,6 +5,8 @@
 #include <array>
 #include <memory>
 
+#include "model/base64.hpp"
+
 namespace opctl::source::sops {
 namespace {
 
@@ -23,44 +25,9 @@ std::optional<std::string_view> field(std::string_view fields, std::string_view 
   return std::nullopt;
 }
 
-int base64_digit(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 using CipherContext = std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)>;
 
 }  // namespace
-
-std::optional<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (std::size_t i = 0; i < text.size(); i += 4) {
-    unsigned value = 0;
-    int padding = 0;
-    for (std::size_t j = 0; j < 4; ++j) {
-      char c = text[i + j];
-      bool last_group = i + 4 == text.size();
-      if (c == '=' && last_group && j >= 2 && (j == 3 || text[i + 3] == '=')) {
-        ++padding;
-        value <<= 6;
-        continue;
-      }
-      int digit = base64_digit(c);
-      if (digit < 0 || padding > 0) return std::nullopt;
-      value = (value << 6) | static_cast<unsigned>(digit);
-    }
-    out += static_cast<char>((value >> 16) & 0xFF);
-    if (padding < 2) out += static_cast<char>((value >> 8) & 0xFF);
-    if (padding < 1) out += static_cast<char>(value & 0xFF);
-  }
-  return out;
-}
 
 bool looks_encrypted(std::string_view text) {
   return text.starts_with("ENC[");
@@ -74,9 +41,9 @@ std::optional<EncryptedValue> parse_encrypted_value(std::string_view text) {
   auto tag = field(fields, "tag");
   auto type = field(fields, "type");
   if (!data || !iv || !tag || !type) return std::nullopt;
-  auto data_bytes = base64_decode(*data);
-  auto iv_bytes = base64_decode(*iv);
-  auto tag_bytes = base64_decode(*tag);
+  auto data_bytes = model::base64_decode(*data);
+  auto iv_bytes = model::base64_decode(*iv);
+  auto tag_bytes = model::base64_decode(*tag);
   if (!data_bytes || !iv_bytes || !tag_bytes || iv_bytes->empty() || tag_bytes->size() != 16)
     return std::nullopt;
   return EncryptedValue{std::move(*data_bytes), std::move(*iv_bytes), std::move(*tag_bytes),

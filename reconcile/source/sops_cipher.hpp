@@ -44,7 +44,4 @@ class MacHash {
   std::unique_ptr<State> state_;
 };
 
-// Standard base64 (with padding) to bytes; nullopt when malformed.
-std::optional<std::string> base64_decode(std::string_view text);
-
 }  // namespace opctl::source::sops

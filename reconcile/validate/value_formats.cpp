@@ -9,7 +9,7 @@
 #include <regex>
 #include <vector>
 
-#include "kube/base64.hpp"
+#include "model/base64.hpp"
 
 namespace opctl::validate {
 namespace {
@@ -72,7 +72,7 @@ std::optional<std::string> format_problem(const std::string& format, const model
                                  std::numeric_limits<std::int64_t>::max(), "int64");
   if (!value.is_string()) return std::nullopt;
   const auto& text = value.get_ref<const std::string&>();
-  if (format == "byte" && !kube::base64_decode(text))
+  if (format == "byte" && !model::base64_decode(text))
     return std::string("must be base64-encoded (use stringData for plain text)");
   if (format == "date-time" && !is_date_time(text))
     return fmt::format("\"{}\" is not an RFC 3339 date-time (like 2024-05-01T12:00:00Z)", text);

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "kube/base64.hpp"
+#include "model/base64.hpp"
 #include "testenv.hpp"
 
 using namespace opctl::integration;

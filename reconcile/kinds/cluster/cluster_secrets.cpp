@@ -4,7 +4,7 @@
 
 #include "kinds/cluster/cluster_children.hpp"
 #include "kinds/cluster/cluster_names.hpp"
-#include "kube/base64.hpp"
+#include "model/base64.hpp"
 
 namespace opctl::kinds::cluster {
 namespace {
@@ -36,7 +36,7 @@ Json secret_data(const ClusterSpec& spec, const Credentials& credentials, const 
                              credentials.username, password)}};
   Json data = Json::object();
   for (const auto& [key, value] : plain.items())
-    data[key] = kube::base64_encode(value.get<std::string>());
+    data[key] = model::base64_encode(value.get<std::string>());
   return data;
 }
 

@@ -48,15 +48,17 @@ TEST_CASE("an emptied source prunes nothing unless --allow-empty", "[prune_limit
 TEST_CASE("a pass deleting more than --max-prune of the members prunes nothing", "[prune_limits]") {
   // 20 members, 11 to go: more than 50% (10).
   auto why = refusal({"default/opctl-shop", 9, 20, config_maps(11)}, {});
-  CHECK_THAT(why, Catch::Contains("would delete 11 of its 20 members, more than --max-prune 50% allows (10)") &&
-                      Catch::Contains("pass --max-prune 11"));
+  CHECK_THAT(why,
+             Catch::Contains("would delete 11 of its 20 members, more than --max-prune 50% allows (10)") &&
+                 Catch::Contains("pass --max-prune 11"));
   CHECK(refusal({"default/opctl-shop", 10, 20, config_maps(10)}, {}).empty());
   // A share never refuses 5 or fewer: renaming the 3 objects of a small set is routine.
   CHECK(refusal({"default/opctl-shop", 3, 3, config_maps(3)}, {}).empty());
   CHECK_FALSE(refusal({"default/opctl-shop", 1, 6, config_maps(6)}, {}).empty());
   // A count is exact, and raising it allows the deletion.
   PruneLimits two{false, *parse_prune_limit("2")};
-  CHECK_THAT(refusal({"default/opctl-shop", 5, 8, config_maps(3)}, two), Catch::Contains("--max-prune 2 allows (2)"));
+  CHECK_THAT(refusal({"default/opctl-shop", 5, 8, config_maps(3)}, two),
+             Catch::Contains("--max-prune 2 allows (2)"));
   CHECK(refusal({"default/opctl-shop", 5, 8, config_maps(3)}, {false, *parse_prune_limit("3")}).empty());
   CHECK(refusal({"default/opctl-shop", 0, 20, config_maps(20)}, {true, *parse_prune_limit("0")}).empty());
 }

@@ -3,8 +3,10 @@
 
 #include "diff/revision_diff.hpp"
 #include "diff/secret_masking.hpp"
+#include "model/base64.hpp"
 
 using namespace opctl::diff;
+using opctl::model::base64_encode;
 using opctl::model::Json;
 using opctl::model::Object;
 

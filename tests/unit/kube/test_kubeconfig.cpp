@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "kube/base64.hpp"
 #include "kube/cluster_config.hpp"
 #include "kube/credentials.hpp"
+#include "model/base64.hpp"
 #include "model/error.hpp"
 
 namespace fs = std::filesystem;
@@ -186,8 +186,8 @@ TEST_CASE("ExecCredential output is parsed, and bad output is a clear error", "[
 
 TEST_CASE("base64 round-trips and rejects junk", "[base64]") {
   for (std::string text : {"", "a", "ab", "abc", "abcd", "hello world\n"})
-    CHECK(opctl::kube::base64_decode(opctl::kube::base64_encode(text)) == text);
-  CHECK_FALSE(opctl::kube::base64_decode("ab$c").has_value());
+    CHECK(opctl::model::base64_decode(opctl::model::base64_encode(text)) == text);
+  CHECK_FALSE(opctl::model::base64_decode("ab$c").has_value());
 }
 
 TEST_CASE("exec plugins: args, env, cluster info, hints; relative commands resolve against the kubeconfig",

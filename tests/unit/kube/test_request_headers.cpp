@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "kube/base64.hpp"
 #include "kube/request_headers.hpp"
+#include "model/base64.hpp"
 
 using opctl::kube::ClusterConfig;
 using opctl::kube::Credential;
@@ -24,7 +24,7 @@ TEST_CASE("basic auth sends the kubeconfig's username and password as an Authori
   cluster.username = "admin";
   cluster.password = "s3cret:with-colon";
   auto headers = request_headers(HttpRequest{}, Credential{}, cluster);
-  CHECK(has(headers, "Authorization: Basic " + opctl::kube::base64_encode("admin:s3cret:with-colon")));
+  CHECK(has(headers, "Authorization: Basic " + opctl::model::base64_encode("admin:s3cret:with-colon")));
   CHECK(has(headers, "Authorization: Basic YWRtaW46czNjcmV0OndpdGgtY29sb24="));
 }
 

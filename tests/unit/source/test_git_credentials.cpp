@@ -3,11 +3,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/base64.hpp"
 #include "model/error.hpp"
 #include "source/git_credentials.hpp"
 #include "source/git_digest.hpp"
 
 using namespace opctl::source;
+using opctl::model::base64_decode;
 namespace fs = std::filesystem;
 
 namespace {

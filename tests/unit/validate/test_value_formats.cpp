@@ -22,6 +22,10 @@ TEST_CASE("formats: int32 range, base64 bytes, RFC 3339 times", "[validate][form
   CHECK(format_problem("int64", Json(18446744073709551615ULL)));
   CHECK_FALSE(format_problem("byte", Json("aGVsbG8=")));
   CHECK(*format_problem("byte", Json("hello!")) == "must be base64-encoded (use stringData for plain text)");
+  // What Go's decoder (the API server's) refuses: no padding, a partial group, a space.
+  for (const char* refused : {"aGVsbG8", "abc", "aGVs bG8="})
+    CHECK(format_problem("byte", Json(refused)));
+  CHECK_FALSE(format_problem("byte", Json("aGVs\nbG8=")));  // line breaks are skipped, as Go skips them
   CHECK_FALSE(format_problem("date-time", Json("2024-05-01T12:00:00Z")));
   CHECK_FALSE(format_problem("date-time", Json("2024-05-01T12:00:00.5+02:00")));
   CHECK(format_problem("date-time", Json("yesterday")));

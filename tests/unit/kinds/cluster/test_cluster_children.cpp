@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "cluster_world.hpp"
-#include "kube/base64.hpp"
+#include "model/base64.hpp"
 
 using cluster_test::Json;
 using cluster_test::three_instances;
@@ -10,7 +10,7 @@ using cluster_test::World;
 namespace {
 
 std::string decoded(const Json& secret, const std::string& key) {
-  return opctl::kube::base64_decode(secret["data"].value(key, "")).value_or("<not base64>");
+  return opctl::model::base64_decode(secret["data"].value(key, "")).value_or("<not base64>");
 }
 
 }  // namespace
