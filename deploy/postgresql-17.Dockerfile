@@ -17,7 +17,7 @@ FROM debian:bookworm-slim
 # (ICU 72, libxml2, lz4, zstd, OpenSSL 3, GSSAPI, readline for psql) and what Debian's PostgreSQL 15 binaries link,
 # because the upgrade Job runs those (copied from the 15 image) in this image: libpq5, LDAP, PAM, libsystemd.
 # opctl's runtime libraries: the same list as deploy/Dockerfile's runtime stage.
-# runtime-packages: libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libstdc++6 libgcc-s1 libc6 ca-certificates
+# runtime-packages: libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libre2-9 libstdc++6 libgcc-s1 libc6 ca-certificates
 RUN groupmod --gid 1026 tape \
  && groupadd --gid 26 postgres \
  && useradd --uid 26 --gid 26 --home-dir /var/lib/postgresql --no-create-home --shell /bin/bash postgres \
@@ -25,7 +25,7 @@ RUN groupmod --gid 1026 tape \
  && apt-get install -y --no-install-recommends \
       libicu72 libxml2 liblz4-1 libzstd1 libssl3 libgssapi-krb5-2 libreadline8 zlib1g \
       libpq5 libldap-2.5-0 libpam0g libsystemd0 \
-      libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libstdc++6 libgcc-s1 libc6 ca-certificates \
+      libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libre2-9 libstdc++6 libgcc-s1 libc6 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /var/lib/postgresql/data /run/opctl /run/postgresql /usr/lib/postgresql/17 /usr/share/postgresql \
  && chown 26:26 /var/lib/postgresql /var/lib/postgresql/data /run/opctl /run/postgresql \

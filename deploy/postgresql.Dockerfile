@@ -16,7 +16,7 @@ FROM debian:bookworm-slim
 # create_main_cluster = false is in place when postgresql-15's postinst runs: no cluster in the image, the manager
 # runs initdb (or pg_basebackup) into PGDATA on the Pod's volume.
 # opctl's runtime libraries: the same list as deploy/Dockerfile's runtime stage.
-# runtime-packages: libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libstdc++6 libgcc-s1 libc6 ca-certificates
+# runtime-packages: libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libre2-9 libstdc++6 libgcc-s1 libc6 ca-certificates
 RUN groupmod --gid 1026 tape \
  && groupadd --gid 26 postgres \
  && useradd --uid 26 --gid 26 --home-dir /var/lib/postgresql --no-create-home --shell /bin/bash postgres \
@@ -25,7 +25,7 @@ RUN groupmod --gid 1026 tape \
  && sed -ri 's/^#? *create_main_cluster *=.*$/create_main_cluster = false/' /etc/postgresql-common/createcluster.conf \
  && grep -qx 'create_main_cluster = false' /etc/postgresql-common/createcluster.conf \
  && apt-get install -y --no-install-recommends postgresql-15 \
-      libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libstdc++6 libgcc-s1 libc6 ca-certificates \
+      libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libre2-9 libstdc++6 libgcc-s1 libc6 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && test ! -e /var/lib/postgresql/15/main \
  && mkdir -p /var/lib/postgresql/data /run/opctl /run/postgresql \

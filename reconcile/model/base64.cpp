@@ -12,7 +12,9 @@ constexpr std::string_view k_url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqr
 std::string encode(std::string_view bytes, std::string_view alphabet, bool pad) {
   std::string out;
   out.reserve((bytes.size() + 2) / 3 * 4);
-  auto byte = [&bytes](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i])); };
+  auto byte = [&bytes](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[i]));
+  };
   std::size_t i = 0;
   for (; i + 2 < bytes.size(); i += 3) {
     std::uint32_t group = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);

@@ -14,22 +14,22 @@ std::string scalar(const YAML::Node& map, const char* key) {
   return value && value.IsScalar() ? value.Scalar() : "";
 }
 
-std::optional<std::regex> regex(const YAML::Node& map, const char* key, const std::string& file,
-                                std::vector<Problem>& problems) {
+std::optional<model::GoPattern> regex(const YAML::Node& map, const char* key, const std::string& file,
+                                      std::vector<Problem>& problems) {
   std::string pattern = scalar(map, key);
   if (pattern.empty()) return std::nullopt;
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& error) {
-    problems.push_back({file, line_of(map[key]), std::string("sops.") + key,
-                        fmt::format("cannot read the pattern \"{}\": {}", pattern, error.what())});
-    return std::nullopt;
-  }
+  std::string error;
+  auto compiled = model::GoPattern::compile(pattern, error);
+  if (!compiled)
+    problems.push_back(
+        {file, line_of(map[key]), std::string("sops.") + key,
+         fmt::format("cannot read the pattern \"{}\" (RE2 syntax, as SOPS reads it): {}", pattern, error)});
+  return compiled;
 }
 
-bool matches_any(const std::regex& pattern, const std::vector<std::string>& path) {
+bool matches_any(const model::GoPattern& pattern, const std::vector<std::string>& path) {
   for (const auto& key : path)
-    if (std::regex_search(key, pattern)) return true;
+    if (pattern.search(key)) return true;
   return false;
 }
 

@@ -5,11 +5,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "model/error.hpp"
+#include "model/go_pattern.hpp"
 
 namespace opctl::source::sops {
 
@@ -27,7 +27,7 @@ struct Metadata {
   bool mac_only_encrypted = false;
   // Which values are encrypted, at most one of each pair set (SOPS's rules).
   std::string unencrypted_suffix, encrypted_suffix;
-  std::optional<std::regex> unencrypted_regex, encrypted_regex;
+  std::optional<model::GoPattern> unencrypted_regex, encrypted_regex;  // RE2 syntax, as SOPS (Go) reads them
   bool comment_rules = false;  // *_comment_regex: decided by comments, which opctl cannot see
   bool key_groups = false;     // Shamir key groups: not supported
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "model/go_pattern.hpp"
 #include "model/object.hpp"
 
 namespace opctl::validate {
@@ -32,6 +34,10 @@ class OpenApiDocument {
   std::optional<bool> namespaced(const model::GroupVersionKind& gvk) const;
   // Where the document came from (a URL or a file), for messages.
   const std::string& origin() const { return origin_; }
+  // One of its `pattern`s, compiled once; nullptr when RE2 refuses it (`error` says why).
+  const model::GoPattern* pattern(const std::string& text, std::string& error) const {
+    return patterns_->get(text, error);
+  }
 
  private:
   void index_kinds();
@@ -41,6 +47,7 @@ class OpenApiDocument {
   std::string origin_;
   std::map<model::GroupVersionKind, const model::Json*> kinds_;
   std::map<model::GroupVersionKind, bool> scopes_;
+  std::unique_ptr<model::GoPatternCache> patterns_ = std::make_unique<model::GoPatternCache>();
 };
 
 // Parses a document's JSON text without its "description" texts: no check

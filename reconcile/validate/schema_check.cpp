@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include "validate/messages.hpp"
@@ -99,17 +98,6 @@ std::size_t code_points(const std::string& text) {
       text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-// A `pattern` (ECMA-262 in OpenAPI; the API server uses RE2, which agrees on
-// the patterns schemas use). A pattern std::regex cannot compile is skipped.
-std::optional<std::string> pattern_problem(const std::string& pattern, const std::string& text) {
-  try {
-    if (std::regex_search(text, std::regex(pattern, std::regex::ECMAScript))) return std::nullopt;
-  } catch (const std::regex_error&) {
-    return std::nullopt;
-  }
-  return fmt::format("\"{}\" does not match the pattern {}", text, pattern);
-}
-
 class Checker {
  public:
   Checker(const OpenApiDocument& document, std::vector<Violation>& out) : document_(document), out_(out) {}
@@ -173,7 +161,9 @@ class Checker {
         for (const auto& alternative : *alternatives) {
           std::vector<Violation> scratch;
           Checker(document_, scratch).check(value, alternative, path);
-          if (scratch.empty()) ++matches;
+          // A pattern that could not be checked does not count against an alternative.
+          if (std::all_of(scratch.begin(), scratch.end(), [](const Violation& v) { return v.warning; }))
+            ++matches;
         }
         if (matches == 0) report(path, no_alternative_matched(*alternatives, value));
         if (matches > 1 && std::string_view(keyword) == "oneOf" && !are_bare_types(*alternatives))
@@ -210,11 +200,24 @@ class Checker {
       std::size_t length = code_points(value.get_ref<const std::string&>());
       check_count(view, "minLength", "maxLength", length, "characters", path);
       if (const Json* pattern = view.first("pattern"); pattern && pattern->is_string())
-        if (auto problem = pattern_problem(pattern->get<std::string>(), value.get<std::string>()))
-          report(path, *problem);
+        check_pattern(pattern->get<std::string>(), value.get_ref<const std::string&>(), path);
     }
     if (value.is_array()) check_count(view, "minItems", "maxItems", value.size(), "items", path);
     if (value.is_object()) check_count(view, "minProperties", "maxProperties", value.size(), "fields", path);
+  }
+
+  // As the API server's Go regexp: RE2 syntax, matched anywhere in the value.
+  void check_pattern(const std::string& pattern, const std::string& text, const FieldPath& path) {
+    std::string error;
+    const model::GoPattern* compiled = document_.pattern(pattern, error);
+    if (compiled == nullptr) {
+      out_.push_back({path,
+                      fmt::format("not checked against the schema's pattern {}: RE2 cannot compile it ({})",
+                                  pattern, error),
+                      true});
+    } else if (!compiled->search(text)) {
+      report(path, fmt::format("\"{}\" does not match the pattern {}", text, pattern));
+    }
   }
 
   void check_count(const SchemaView& view, const char* min_keyword, const char* max_keyword,

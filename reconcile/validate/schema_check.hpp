@@ -14,6 +14,7 @@ namespace opctl::validate {
 struct Violation {
   FieldPath path;
   std::string message;
+  bool warning = false;  // not a violation of the value: what could not be checked (a pattern RE2 refuses)
 };
 
 // What is checked: `$ref` and `allOf` (how Kubernetes wraps references),
@@ -25,7 +26,9 @@ struct Violation {
 // `x-kubernetes-list-type: map|set` lists (server-side apply rejects them),
 // and the limits CRD schemas use (minimum, maximum, minLength, maxLength,
 // pattern, minItems, maxItems, minProperties, maxProperties). CEL rules
-// (x-kubernetes-validations) are left to the API server.
+// (x-kubernetes-validations) are left to the API server. A `pattern` runs in
+// RE2, as the API server's Go regexp runs it, compiled once per document; one
+// RE2 refuses is a warning naming it, and the value is not checked against it.
 // A null value counts as absent (the API server decodes it so) unless the
 // schema is `nullable`.
 std::vector<Violation> check_schema(const model::Json& value, const model::Json& schema,

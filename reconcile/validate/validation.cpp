@@ -193,8 +193,10 @@ class Validation {
   }
 
   void add_violations(const Object& object, std::vector<Violation> violations) {
-    for (auto& violation : violations)
+    for (auto& violation : violations) {
       report_.findings.push_back(error_at(object, violation.path, std::move(violation.message)));
+      if (violation.warning) report_.findings.back().severity = Finding::Severity::warning;
+    }
   }
 
   bool handled(const model::GroupVersionKind& gvk) const {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/go_pattern.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kinds::schema {
@@ -80,6 +81,7 @@ class Schema {
   std::optional<long> maximum_;
   std::optional<std::size_t> max_length_;
   std::string pattern_, pattern_explanation_;
+  std::optional<model::GoPattern> compiled_pattern_;  // pattern_, as the API server runs it
   model::Json default_;
   std::string format_;
   std::vector<std::string> exactly_one_;

@@ -41,9 +41,10 @@ TEST_CASE("base64 round-trips Go's and RFC 4648's pairs", "[base64]") {
 
 TEST_CASE("base64 refuses what Go's StdEncoding refuses", "[base64]") {
   // encoding/base64's corrupt inputs, and the values of issue 36.
-  for (const char* corrupt : {"!!!!", "====", "x===", "=AAA", "A=AA", "AA=A", "AA==A", "AAA=AAAA", "AAAAA",
-                              "AAAAAA", "A=", "A==", "AA=", "AAAAAA=", "YWJjZA=====", "A!\n", "A=\n",
-                              "aGVsbG8", "abc", "aGVs bG8=", "aGVs\tbG8=", " aGk=", "aGk= ", "a-_b",
+  for (const char* corrupt : {"!!!!",     "====",        "x===",        "=AAA",   "A=AA",  "AA=A",
+                              "AA==A",    "AAA=AAAA",    "AAAAA",       "AAAAAA", "A=",    "A==",
+                              "AA=",      "AAAAAA=",     "YWJjZA=====", "A!\n",   "A=\n",  "aGVsbG8",
+                              "abc",      "aGVs bG8=",   "aGVs\tbG8=",  " aGk=",  "aGk= ", "a-_b",
                               "AA==AA==", "Zm9vYmE=Zg=="})
     CHECK_FALSE(base64_decode(corrupt).has_value());
 }

@@ -1,6 +1,9 @@
+#include <yaml-cpp/yaml.h>
+
 #include <catch2/catch.hpp>
 
 #include "source/sops_cipher.hpp"
+#include "source/sops_metadata.hpp"
 #include "source/sops_scalar.hpp"
 
 using namespace opctl::source::sops;
@@ -45,4 +48,26 @@ TEST_CASE("ENC values parse only when whole", "[sops]") {
       parse_encrypted_value("ENC[AES256_GCM,data:N!k=,iv:AAAA,tag:BbLrd7dII6fXi2XTOLxmfw==,type:str]"));
   CHECK(looks_encrypted("ENC[anything"));
   CHECK_FALSE(looks_encrypted("plain"));
+}
+
+TEST_CASE("SOPS rules are RE2 patterns, as SOPS (Go) reads them", "[sops]") {
+  std::vector<opctl::Problem> problems;
+  auto metadata = read_metadata(YAML::Load("sops:\n  mac: ENC[x]\n  lastmodified: \"2026-12-04T00:00:00Z\"\n "
+                                           " encrypted_regex: (?i)^(data|PASSWORD)$\n"),
+                                "s.yaml", problems);
+  REQUIRE(metadata);
+  CHECK(problems.empty());
+  CHECK(metadata->should_be_encrypted({"stringData", "password"}));
+  CHECK(metadata->should_be_encrypted({"Data"}));
+  CHECK_FALSE(metadata->should_be_encrypted({"metadata", "name"}));
+
+  read_metadata(
+      YAML::Load(
+          "sops:\n  mac: ENC[x]\n  lastmodified: \"2026-12-04T00:00:00Z\"\n  unencrypted_regex: (a)\\1\n"),
+      "s.yaml", problems);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].file == "s.yaml");
+  CHECK(problems[0].line == 4);
+  CHECK(problems[0].field == "sops.unencrypted_regex");
+  CHECK_THAT(problems[0].message, Catch::Contains("RE2 syntax, as SOPS reads it"));
 }

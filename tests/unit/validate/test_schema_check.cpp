@@ -246,3 +246,47 @@ TEST_CASE("the limits CRD schemas use: minimum, maximum, lengths, patterns, item
   CHECK(violations[2].message == "has 0 items, fewer than the minimum 1");
   CHECK(violations[3].message == "0 is less than the minimum 1");
 }
+
+namespace {
+
+// One string field with `pattern`, in a document of its own.
+std::vector<Violation> check_pattern(const std::string& pattern, const std::string& value) {
+  Json schema_document = {
+      {"openapi", "3.0.0"},
+      {"components",
+       {{"schemas",
+         {{"example.Thing",
+           {{"type", "object"},
+            {"x-kubernetes-group-version-kind",
+             Json::array({{{"group", "example.com"}, {"version", "v1"}, {"kind", "Thing"}}})},
+            {"properties", {{"value", {{"type", "string"}, {"pattern", pattern}}}}}}}}}}}};
+  OpenApiDocument document(schema_document, "test");
+  return check_schema(Json{{"value", value}}, *document.schema_for({"example.com", "v1", "Thing"}), document);
+}
+
+}  // namespace
+
+TEST_CASE("a pattern runs in RE2 syntax, as the API server's Go regexp runs it", "[validate][schema]") {
+  // From real CRDs: cert-manager's duration, Gateway API's hostname and its path value, a case-insensitive
+  // flag.
+  CHECK(check_pattern("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "1h30m").empty());
+  CHECK(check_pattern("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$", "90 minutes").size() == 1);
+  std::string hostname = "^(\\*\\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+  CHECK(check_pattern(hostname, "*.example.com").empty());
+  CHECK(check_pattern(hostname, "Example.com").size() == 1);
+  CHECK(check_pattern("^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$", "/api/v1").empty());
+  // std::regex cannot compile (?i); RE2 and Go can.
+  CHECK(check_pattern("(?i)^yes|no$", "YES").empty());
+  CHECK(check_pattern("(?i)^yes|no$", "maybe").size() == 1);
+  // Go's \z (the end of the text).
+  CHECK(check_pattern("^[a-z]+\\z", "abc").empty());
+}
+
+TEST_CASE("a pattern RE2 refuses is a warning naming it, not silence", "[validate][schema]") {
+  auto violations = check_pattern("(?<name>a)\\1", "aa");  // a back-reference: neither RE2 nor Go has them
+  REQUIRE(violations.size() == 1);
+  CHECK(violations[0].warning);
+  CHECK_THAT(violations[0].message,
+             Catch::StartsWith("not checked against the schema's pattern (?<name>a)\\1: "
+                               "RE2 cannot compile it"));
+}
