@@ -44,7 +44,6 @@ struct Transfer {
   EasyHandle easy;
   HeaderList headers;
   std::string body;
-  std::string retry_after;
   Clock::time_point started;
   char error[CURL_ERROR_SIZE] = {};
 };
@@ -54,16 +53,16 @@ std::size_t write_body(char* data, std::size_t size, std::size_t count, void* us
   return size * count;
 }
 
-std::size_t write_header(char* data, std::size_t size, std::size_t count, void* user) {
-  std::string_view line(data, size * count);
-  constexpr std::string_view k_name = "retry-after:";
-  if (line.size() > k_name.size()) {
-    std::string lower(line.substr(0, k_name.size()));
-    for (auto& c : lower)
-      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower == k_name) static_cast<Transfer*>(user)->retry_after = std::string(line.substr(k_name.size()));
-  }
-  return size * count;
+// The answer's Retry-After, as libcurl reads it (delay-seconds or an HTTP date, as seconds from now): `sent`
+// says whether there was one at all (a 503 with one is the server pushing back); the wait is capped at
+// k_max_retry_after.
+std::optional<std::chrono::seconds> retry_after_of(CURL* easy, bool& sent) {
+  curl_header* header = nullptr;
+  sent = curl_easy_header(easy, "Retry-After", 0, CURLH_HEADER, -1, &header) == CURLHE_OK;
+  curl_off_t seconds = -1;
+  if (!sent || curl_easy_getinfo(easy, CURLINFO_RETRY_AFTER, &seconds) != CURLE_OK || seconds < 0)
+    return std::nullopt;
+  return std::min(std::chrono::seconds(seconds), k_max_retry_after);
 }
 
 struct Pending {
@@ -216,9 +215,11 @@ class CurlTransport : public HttpTransport {
       log(fmt::format("opctl: {} {} -> {}{}", request.method, request.path,
                       status == 0 ? error : std::to_string(status),
                       retry ? fmt::format(" (attempt {}, will retry)", response.attempts) : ""));
-    adapt_rate(status, transfer);
+    bool retry_after_sent = false;
+    auto retry_after = retry_after_of(transfer.easy.get(), retry_after_sent);
+    adapt_rate(status, retry_after_sent, transfer);
     if (retry) {
-      auto delay = retry_delay(response.attempts, parse_retry_after(transfer.retry_after), options_, random_);
+      auto delay = retry_delay(response.attempts, retry_after, options_, random_);
       queue.push_back({transfer.index, Clock::now() + delay});
       return;
     }
@@ -228,8 +229,7 @@ class CurlTransport : public HttpTransport {
   }
 
   // Lets the rate hear the server's answer; -v says when it changed the limit.
-  void adapt_rate(long status, const Transfer& transfer) {
-    bool has_retry_after = transfer.retry_after.find_first_not_of(" \t\r\n") != std::string::npos;
+  void adapt_rate(long status, bool has_retry_after, const Transfer& transfer) {
     auto change = rate_.on_answer({status, has_retry_after, transfer.started}, Clock::now());
     if (change && options_.verbose) log(describe(*change));
   }
@@ -267,8 +267,6 @@ class CurlTransport : public HttpTransport {
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer->error);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer.get());
-    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, write_header);
-    curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer.get());
     return transfer;
   }
 

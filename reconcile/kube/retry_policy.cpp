@@ -14,22 +14,6 @@ bool should_retry(const HttpRequest& request, long status) {
   return request.retryable && is_retryable_status(status);
 }
 
-std::optional<std::chrono::seconds> parse_retry_after(std::string_view value) {
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-    value.remove_prefix(1);
-  while (!value.empty() &&
-         (value.back() == ' ' || value.back() == '\t' || value.back() == '\r' || value.back() == '\n'))
-    value.remove_suffix(1);
-  if (value.empty() || !std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
-  long long seconds = 0;
-  for (char c : value) {
-    seconds = seconds * 10 + (c - '0');
-    if (seconds > k_max_retry_after.count()) return k_max_retry_after;
-  }
-  return std::chrono::seconds(seconds);
-}
-
 std::chrono::milliseconds retry_delay(int attempt, std::optional<std::chrono::seconds> retry_after,
                                       const TransportOptions& options, std::mt19937& random) {
   if (retry_after) return *retry_after;

@@ -22,10 +22,6 @@ bool is_retryable_status(long status);
 // else only when the request is safe to repeat.
 bool should_retry(const HttpRequest& request, long status);
 
-// The delay-seconds form of Retry-After ("120"); nullopt for anything else
-// (the HTTP-date form falls back to backoff). Capped at k_max_retry_after.
-std::optional<std::chrono::seconds> parse_retry_after(std::string_view value);
-
 // The wait before attempt `attempt + 1`: Retry-After when given, otherwise
 // initial_backoff * 2^(attempt-1), capped at max_backoff, plus up to half
 // of that again as jitter so many clients do not retry in step.

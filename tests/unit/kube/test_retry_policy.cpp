@@ -4,7 +4,6 @@
 
 using namespace std::chrono_literals;
 using opctl::kube::HttpRequest;
-using opctl::kube::parse_retry_after;
 using opctl::kube::retry_delay;
 using opctl::kube::should_retry;
 
@@ -21,15 +20,6 @@ TEST_CASE("429 is always retried; resets and 5xx only for requests safe to repea
   CHECK_FALSE(should_retry(create, 0));
   CHECK_FALSE(should_retry(create, 503));
   CHECK(should_retry(create, 429));
-}
-
-TEST_CASE("Retry-After seconds are honoured and capped; other forms fall back to backoff", "[retry]") {
-  CHECK(parse_retry_after(" 3\r\n") == 3s);
-  CHECK(parse_retry_after("0") == 0s);
-  CHECK(parse_retry_after("99999999999999999999999") == opctl::kube::k_max_retry_after);
-  CHECK_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
-  CHECK_FALSE(parse_retry_after(""));
-  CHECK_FALSE(parse_retry_after("-1"));
 }
 
 TEST_CASE("backoff doubles from the initial delay up to the cap, with at most 50% jitter", "[retry]") {
