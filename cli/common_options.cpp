@@ -252,6 +252,10 @@ void add_prune_guard_flags(CLI::App& command, CommonOptions& options) {
       ->type_name("N|P%");
 }
 
+apply::PruneLimits prune_limits_of(const CommonOptions& options) {
+  return {options.allow_empty, options.max_prune};
+}
+
 void add_set_flags(CLI::App& command, CommonOptions& options) {
   command.add_option("--name", options.set_name,
                      "The set's name: its Lease is opctl-NAME and its ApplySet parent the Secret opctl-NAME "

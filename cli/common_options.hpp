@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "apply/prune_limits.hpp"
 #include "config/run_config.hpp"
 #include "kube/cluster_config.hpp"
 #include "kube/http_transport.hpp"
@@ -67,6 +68,8 @@ void add_pass_flags(CLI::App& command, CommonOptions& options);
 // --prune-data, --allow-empty and --max-prune: the guards on what a prune may delete (reconcile and
 // diff --prune apply the same ones).
 void add_prune_guard_flags(CLI::App& command, CommonOptions& options);
+// What those flags (or opctl.yaml) allow.
+apply::PruneLimits prune_limits_of(const CommonOptions& options);
 // --name, for the commands that work on one set (its Lease and ApplySet parent).
 void add_set_flags(CLI::App& command, CommonOptions& options);
 // --take-over, for the commands that prune (or preview pruning).

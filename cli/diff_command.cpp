@@ -55,7 +55,7 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
     prune.prune_namespaces = options.common.prune_namespaces;
     prune.prune_crds = options.common.prune_crds;
     prune.prune_data = options.common.prune_data;
-    prune.limits = {options.common.allow_empty, options.common.max_prune};
+    prune.limits = prune_limits_of(options.common);
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
     prune.compare = comparison.options.compare;

@@ -48,7 +48,7 @@ apply::PassOptions pass_options(const ReconcileOptions& options, const DesiredSe
   pass.prune_namespaces = common.prune_namespaces;
   pass.prune_crds = common.prune_crds;
   pass.prune_data = common.prune_data;
-  pass.prune_limits = {common.allow_empty, common.max_prune};
+  pass.prune_limits = prune_limits_of(common);
   // An unnamed set never prunes, so its source is neither checked nor recorded (no warning for every
   // directory).
   pass.source = common.set_named ? source::set_source_identity(common.source) : "";

@@ -64,7 +64,7 @@ int run_status(StatusOptions& options) {
   apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
   auto parent_object = store.read();
 
-  Json status = {{"applySet", {{"parent", parent.namespace_name + "/" + parent.name}, {"id", parent.id()}}},
+  Json status = {{"applySet", {{"parent", parent.qualified_name()}, {"id", parent.id()}}},
                  {"lease", lease_status(client, config)}};
   // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
   apply::LiveStateOptions read;
@@ -106,9 +106,9 @@ int run_status(StatusOptions& options) {
   status["nextPass"]["prunes"] = options.common.prune;
   // Whether a pruning pass would be refused (an empty source, a mass deletion), as the pass decides it.
   try {
-    apply::check_prune_volume({parent.namespace_name + "/" + parent.name, desired.objects.size(),
-                               members.size(), plan::pruned_names(next_pass.steps)},
-                              {options.common.allow_empty, options.common.max_prune});
+    apply::check_prune_volume({parent.qualified_name(), desired.objects.size(), members.size(),
+                               plan::pruned_names(next_pass.steps)},
+                              prune_limits_of(options.common));
     status["nextPass"]["pruneRefused"] = nullptr;
   } catch (const InvalidInputError& refusal) {
     status["nextPass"]["pruneRefused"] = refusal.problems().front().message;

@@ -67,12 +67,10 @@ class PassExecutor {
   }
 
  private:
-  std::string set_name() const { return options_.applyset.namespace_name + "/" + options_.applyset.name; }
-
   // Throws (nothing changed yet) when pruning a set written from another source.
   void check_set_source(const std::optional<Json>& parent) {
-    SetSourceCheck check{set_name(), options_.source, options_.prune, options_.take_over,
-                         [this] { return plan::pruned_names(plan_.steps); }};
+    SetSourceCheck check{options_.applyset.qualified_name(), options_.source, options_.prune,
+                         options_.take_over, [this] { return plan::pruned_names(plan_.steps); }};
     auto decision = decide_set_source(parent, check);
     store_.record_source(decision.record);
     if (!decision.warning.empty() && options_.events.on_warning) options_.events.on_warning(decision.warning);
@@ -82,7 +80,8 @@ class PassExecutor {
   // real pass also leaves a Warning Event on the set's parent, which an unattended run's owner reads.
   void check_prune_volume(const std::optional<Json>& parent, std::size_t members) {
     try {
-      apply::check_prune_volume({set_name(), plan_.objects.size(), members, plan::pruned_names(plan_.steps)},
+      apply::check_prune_volume({options_.applyset.qualified_name(), plan_.objects.size(), members,
+                                 plan::pruned_names(plan_.steps)},
                                 options_.prune_limits);
     } catch (const InvalidInputError& refusal) {
       if (parent && !options_.dry_run) {

@@ -28,7 +28,7 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client,
   auto steps = plan::prune_steps(members, desired_keys);
   const auto& applyset = options.applyset;
   std::vector<std::string> would_delete = plan::pruned_names(steps);
-  std::string set = applyset.namespace_name + "/" + applyset.name;
+  std::string set = applyset.qualified_name();
   decide_set_source(parent, {set, options.source, true, options.take_over, [&] { return would_delete; }});
   check_prune_volume({set, desired.size(), members.size(), would_delete}, options.limits);
   PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds, options.prune_data};

@@ -52,10 +52,15 @@ std::string base64_url_encode_unpadded(std::string_view bytes) {
 
 std::optional<std::string> base64_decode(std::string_view text) {
   static constexpr auto k_table = decoding_table();
-  std::string digits;
-  digits.reserve(text.size());
-  for (char c : text)
-    if (c != '\r' && c != '\n') digits += c;
+  // Most values have no line breaks: only those are copied without them.
+  std::string without_breaks;
+  std::string_view digits = text;
+  if (text.find_first_of("\r\n") != std::string_view::npos) {
+    without_breaks.reserve(text.size());
+    for (char c : text)
+      if (c != '\r' && c != '\n') without_breaks += c;
+    digits = without_breaks;
+  }
   if (digits.size() % 4 != 0) return std::nullopt;
   std::string out;
   out.reserve(digits.size() / 4 * 3);

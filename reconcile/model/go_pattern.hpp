@@ -46,7 +46,7 @@ class GoPatternCache {
     std::string error;
   };
   std::mutex mutex_;
-  std::map<std::string, Entry, std::less<>> entries_;
+  std::map<std::string, Entry> entries_;
 };
 
 }  // namespace opctl::model

@@ -26,6 +26,8 @@ struct ApplySetParent {
 
   // applyset-<base64url(sha256(name.namespace.Secret.))>-v1, as kubectl computes it.
   std::string id() const;
+  // "namespace/name", as messages name the set.
+  std::string qualified_name() const { return namespace_name + "/" + name; }
 };
 
 // What the parent records about its members.

@@ -21,12 +21,14 @@ constexpr const char* k_index_path = "/openapi/v3";
 constexpr std::size_t k_cache_hash_length = 32;
 // What the server answers for a hash that is no longer current.
 constexpr long k_moved_permanently = 301;
-// The waits before each new read of the index while documents keep moving:
-// after a CRD changes, the API server rebuilds its group's document for a few
-// seconds (longer on a loaded machine), so a pass gives it about 16 s in all.
-constexpr std::array k_moved_backoff = {std::chrono::milliseconds(250),  std::chrono::milliseconds(500),
-                                        std::chrono::milliseconds(1000), std::chrono::milliseconds(2000),
-                                        std::chrono::milliseconds(4000), std::chrono::milliseconds(8000)};
+// The waits before each new read of the index while documents keep moving (the
+// first at once): after a CRD changes, the API server rebuilds its group's
+// document for a few seconds (longer on a loaded machine), so a pass gives it
+// about 16 s in all.
+constexpr std::array k_moved_backoff = {std::chrono::milliseconds(0),    std::chrono::milliseconds(250),
+                                        std::chrono::milliseconds(500),  std::chrono::milliseconds(1000),
+                                        std::chrono::milliseconds(2000), std::chrono::milliseconds(4000),
+                                        std::chrono::milliseconds(8000)};
 
 std::string cache_stem(const std::string& group_version) {
   std::string name = schema_file_name(group_version);
@@ -80,14 +82,11 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
   // The server answers a URL whose hash is no longer current with 301 (a CRD
   // of that group changed since the index was read). Read the index again and
   // ask for the new hash, at once and then with growing waits.
-  bool first = true;
   std::chrono::milliseconds waited{0};
-  for (auto wait = k_moved_backoff.begin(); !moved.empty() && wait != k_moved_backoff.end(); first = false) {
-    if (!first) {
-      pause_(*wait);
-      waited += *wait;
-      ++wait;
-    }
+  for (auto wait : k_moved_backoff) {
+    if (moved.empty()) break;
+    if (wait.count() > 0) pause_(wait);
+    waited += wait;
     load_index();
     moved = fetch(moved, set);
   }
@@ -96,7 +95,7 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
         fmt::format("GET /openapi/v3/{}: the document changed {} times in {} s while it was read (a CRD of "
                     "its group keeps "
                     "changing?)",
-                    openapi_path(*moved.begin()), k_moved_backoff.size() + 2, waited.count() / 1000));
+                    openapi_path(*moved.begin()), k_moved_backoff.size() + 1, waited.count() / 1000));
   return set;
 }
 

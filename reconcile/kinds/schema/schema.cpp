@@ -94,12 +94,11 @@ Schema& Schema::max_length(std::size_t value) {
 
 Schema& Schema::pattern(std::string regex, std::string explanation) {
   std::string error;
-  compiled_pattern_ = model::GoPattern::compile(regex, error);
+  pattern_ = model::GoPattern::compile(regex, error);
   // The kinds' own patterns, published in their CRDs: one RE2 refuses is opctl's bug.
-  if (!compiled_pattern_)
+  if (!pattern_)
     throw Error(ErrorCategory::internal,
                 fmt::format("the schema pattern {} is not RE2 syntax: {}", regex, error));
-  pattern_ = std::move(regex);
   pattern_explanation_ = std::move(explanation);
   return *this;
 }
@@ -144,7 +143,7 @@ Json Schema::openapi() const {
   if (minimum_) out["minimum"] = *minimum_;
   if (maximum_) out["maximum"] = *maximum_;
   if (max_length_) out["maxLength"] = *max_length_;
-  if (!pattern_.empty()) out["pattern"] = pattern_;
+  if (pattern_) out["pattern"] = pattern_->text();
   if (!default_.is_null()) out["default"] = default_;
   if (!format_.empty()) out["format"] = format_;
   if (!list_map_keys_.empty()) {
@@ -198,7 +197,7 @@ void Schema::validate(const Json& value, const std::string& pointer, const std::
     issues.push_back({pointer, field, fmt::format("must be at most {}", *maximum_)});
   if (max_length_ && value.is_string() && value.get<std::string>().size() > *max_length_)
     issues.push_back({pointer, field, fmt::format("must be at most {} characters", *max_length_)});
-  if (compiled_pattern_ && value.is_string() && !compiled_pattern_->search(value.get<std::string>()))
+  if (pattern_ && value.is_string() && !pattern_->search(value.get<std::string>()))
     issues.push_back(
         {pointer, field, fmt::format("\"{}\" is not {}", value.get<std::string>(), pattern_explanation_)});
   if (type_ == Type::object) validate_object(value, pointer, field, issues);

@@ -80,8 +80,8 @@ class Schema {
   std::optional<long> minimum_;
   std::optional<long> maximum_;
   std::optional<std::size_t> max_length_;
-  std::string pattern_, pattern_explanation_;
-  std::optional<model::GoPattern> compiled_pattern_;  // pattern_, as the API server runs it
+  std::optional<model::GoPattern> pattern_;  // compiled as the API server runs it; text() is the CRD's
+  std::string pattern_explanation_;
   model::Json default_;
   std::string format_;
   std::vector<std::string> exactly_one_;
