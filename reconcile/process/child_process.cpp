@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
+#include <thread>
 #include <utility>
 
 extern char** environ;
@@ -123,12 +125,37 @@ class Child {
     pid_ = -1;
     return status;
   }
+  // Its wait status once it has exited, or nothing if it is still running at
+  // `deadline`. Polled, with a pause that grows to 50 ms: a child normally
+  // exits right after closing its output, so the first looks find it, and
+  // polling needs no SIGCHLD handler (process-wide) nor a pidfd (Linux 5.3).
+  std::optional<int> wait_until(std::chrono::steady_clock::time_point deadline) {
+    std::chrono::milliseconds pause{1};
+    while (true) {
+      int status = 0;
+      pid_t reaped = waitpid(pid_, &status, WNOHANG);
+      if (reaped < 0 && errno == EINTR) continue;
+      if (reaped != 0) {  // exited, or (ECHILD) reaped by someone else: as wait() reports it
+        pid_ = -1;
+        return reaped < 0 ? 0 : status;
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(pause, deadline - now));
+      pause = std::min(pause * 2, std::chrono::milliseconds(50));
+    }
+  }
 
  private:
   pid_t pid_;
 };
 
 using SteadyClock = std::chrono::steady_clock;
+
+// How long a child whose output closed just before its deadline still has to
+// exit: closing its output is normally the last thing a program does, and a
+// program done in time must not be reported as one that kept running.
+constexpr std::chrono::milliseconds k_exit_grace{200};
 
 int remaining_ms(SteadyClock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
@@ -228,6 +255,22 @@ Ending exchange(std::array<Fd*, 2> from, PendingInput& input, SteadyClock::time_
   return Ending::finished;
 }
 
+std::string readable(std::chrono::milliseconds duration) {
+  auto count = duration.count();
+  return count % 1000 == 0 ? std::to_string(count / 1000) + "s" : std::to_string(count) + "ms";
+}
+
+// The wait status of a child whose output has closed. A waitpid without a
+// deadline would hang the pass for as long as such a child runs.
+int wait_for_exit(Child& child, SteadyClock::time_point deadline, const std::string& program,
+                  std::chrono::milliseconds timeout) {
+  if (auto status = child.wait_until(std::max(deadline, SteadyClock::now() + k_exit_grace))) return *status;
+  child.kill_group();
+  child.wait();
+  throw ProcessDidNotExitError(program + " closed its output but did not exit within its timeout of " +
+                               readable(timeout) + "; killed it and its process group");
+}
+
 void record_status(int status, ProcessResult& result) {
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   result.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -275,7 +318,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     ours->reset();
   result.timed_out = ending == Ending::timed_out;
   result.output_exceeded = ending == Ending::output_exceeded;
-  record_status(child.wait(), result);
+  record_status(
+      ending == Ending::finished ? wait_for_exit(child, deadline, argv[0], options.timeout) : child.wait(),
+      result);
   result.exec_error = exec_error(pipes.status.read);
   return result;
 }

@@ -27,7 +27,9 @@ struct ProcessResult {
 
 struct ProcessOptions {
   std::map<std::string, std::string> extra_env;
-  std::chrono::milliseconds timeout{60'000};  // then SIGKILL to the child's process group
+  // For the whole run, from the start until the child is reaped; then SIGKILL
+  // to the child's process group.
+  std::chrono::milliseconds timeout{60'000};
   // Written to the child's stdin (then closed); stdin is /dev/null when empty.
   // Any size: it is written as the child reads it, while its output is read.
   std::string input;
@@ -46,12 +48,23 @@ class ProcessError : public ClusterError {
   using ClusterError::ClusterError;
 };
 
+// The child closed (or handed off) stdout and stderr but had not exited by
+// the timeout (a program that daemonises, or `exec >&- 2>&-; sleep`): its
+// output may look complete, but it never said how it ended, so it was killed
+// with its process group and reaped.
+class ProcessDidNotExitError : public ProcessError {
+ public:
+  using ProcessError::ProcessError;
+};
+
 // Runs argv[0] (searched in PATH unless it has a '/') with the current
 // environment plus `extra_env`, stdin from `input` (or /dev/null), no signal
 // blocked, in a process group of its own, and reads stdout and stderr to the
 // end or until the timeout, when the whole group is killed (a plugin that
-// hangs must never hang the pass). Throws ProcessError when the process cannot
-// be started or followed at all.
+// hangs must never hang the pass). Then waits for it to exit, also no longer
+// than the timeout (with a short grace when its output closed just before).
+// Throws ProcessDidNotExitError when it did not exit by then, ProcessError
+// when the process cannot be started or followed at all.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options);
 
 }  // namespace opctl::process

@@ -1,13 +1,20 @@
 // run_process: its input written while the output is read (a child that
 // answers as it reads takes any amount, one that never reads does not kill us
 // with SIGPIPE), and how a child's end is reported: exit, exec failure,
-// signal, timeout, output past the cap.
+// signal, timeout, output past the cap, a child that closes its output and
+// keeps running.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
 
 #include "process/child_process.hpp"
 
@@ -109,4 +116,74 @@ TEST_CASE("extra_env is added to the environment, overriding what is there", "[c
 
 TEST_CASE("an empty command is refused before anything is started", "[child_process]") {
   CHECK_THROWS_AS(run_process({}, {}), opctl::process::ProcessError);
+}
+
+namespace {
+
+// Whether `pid` is gone: no such process, or one that died and waits only for
+// init to reap it (in a container whose init does not reap, it stays a zombie).
+bool process_gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  auto after_name = text.rfind(')');
+  return after_name != std::string::npos && text.compare(after_name, 3, ") Z") == 0;
+}
+
+bool gone_within(pid_t pid, std::chrono::milliseconds limit) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (!process_gone(pid)) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+pid_t read_pid(const std::string& file) {
+  std::ifstream in(file);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+}  // namespace
+
+TEST_CASE("a child that closes its output but keeps running is killed at its timeout, with what it started",
+          "[child_process]") {
+  // Given a program that writes, closes stdout and stderr, leaves a daemon behind and sleeps on, we should
+  // return by its timeout with an error naming it, and leave neither it nor the daemon running.
+  char scratch[] = "/tmp/opctl-child-XXXXXX";
+  REQUIRE(mkdtemp(scratch) != nullptr);
+  const std::string dir = scratch;
+  ProcessOptions options;
+  options.timeout = std::chrono::milliseconds(700);
+  const std::string script = "echo $$ > " + dir + "/leader; (exec >&- 2>&-; exec sleep 20) & echo $! > " +
+                             dir + "/daemon; echo out; exec >&- 2>&-; exec sleep 20";
+  auto started = std::chrono::steady_clock::now();
+  try {
+    run_process({"sh", "-c", script}, options);
+    FAIL("expected ProcessDidNotExitError");
+  } catch (const opctl::process::ProcessDidNotExitError& error) {
+    CHECK_THAT(error.what(), Catch::StartsWith("sh closed its output but did not exit within its timeout of "
+                                               "700ms; killed it and its process group"));
+  }
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  pid_t leader = read_pid(dir + "/leader");
+  pid_t daemon = read_pid(dir + "/daemon");
+  REQUIRE(leader > 0);
+  REQUIRE(daemon > 0);
+  CHECK(waitpid(leader, nullptr, WNOHANG) < 0);  // reaped already: no zombie of ours
+  CHECK(gone_within(leader, std::chrono::seconds(2)));
+  CHECK(gone_within(daemon, std::chrono::seconds(2)));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a child that exits a little after closing its output is waited for, not killed",
+          "[child_process]") {
+  ProcessOptions options;
+  options.timeout = std::chrono::seconds(10);
+  auto result = run_process({"sh", "-c", "echo out; exec >&- 2>&-; sleep 0.3; exit 3"}, options);
+  CHECK(result.exit_code == 3);
+  CHECK(result.out == "out\n");
+  CHECK_FALSE(result.timed_out);
 }
