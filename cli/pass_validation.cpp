@@ -1,10 +1,12 @@
 #include "pass_validation.hpp"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
 #include "validate/kind_validator.hpp"
+#include "validate/live_crds.hpp"
 #include "validate/schema_source.hpp"
 #include "validate/validation.hpp"
 
@@ -34,13 +36,19 @@ void validate_for_pass(const CommonOptions& options, DesiredSet& desired) {
     auto found = mapper->find(gvk);
     return found ? std::optional<bool>(found->namespaced) : std::nullopt;
   };
+  validate_options.live_crd =
+      validate::live_crd_lookup(*desired.connection.transport, *desired.connection.mapper);
   // In place: resolve_scopes (connect_desired_set) already gave every namespaced object the same
   // default namespace, so validation has none left to default and changes nothing.
   auto report = validate::validate_in_place(desired.objects, validate_options);
   validate::sort_findings(report);
   std::vector<Problem> errors;
-  for (const auto& finding : report.findings)
+  for (const auto& finding : report.findings) {
     if (finding.severity == validate::Finding::Severity::error) errors.push_back(finding.problem);
+    // A warning about the cluster (no file) says how the set was checked.
+    else if (finding.problem.file.empty() && !options.quiet)
+      std::cerr << "warning: " << finding.problem.to_string() << "\n";
+  }
   if (!errors.empty()) throw InvalidInputError(std::move(errors));
 }
 

@@ -14,8 +14,10 @@ namespace opctl::cli {
 std::string schema_cache_dir();
 
 // Throws InvalidInputError with every error `opctl validate` would report
-// for the set (warnings are left to `opctl validate`). Validates the set's
-// objects where they are: a copy would double a big set's memory.
+// for the set. Warnings about the manifests are left to `opctl validate`;
+// those about the cluster (a schema taken from a CRD) go to standard error.
+// Validates the set's objects where they are: a copy would double a big
+// set's memory.
 void validate_for_pass(const CommonOptions& options, DesiredSet& desired);
 
 }  // namespace opctl::cli

@@ -19,6 +19,7 @@
 #include "source/desired_source.hpp"
 #include "terminal.hpp"
 #include "validate/kind_validator.hpp"
+#include "validate/live_crds.hpp"
 #include "validate/manifest_loading.hpp"
 #include "validate/schema_source.hpp"
 #include "validate/validation.hpp"
@@ -130,6 +131,7 @@ validate::ValidationReport run_checks(ValidateCommandOptions& options) {
       auto found = mapper->find(gvk);
       return found ? std::optional<bool>(found->namespaced) : std::nullopt;
     };
+    validate_options.live_crd = validate::live_crd_lookup(*wiring.connection->transport, *wiring.mapper);
   }
   auto report = validate::validate_objects(std::move(loaded.objects), validate_options);
   validate::add_errors(report, loaded.problems);

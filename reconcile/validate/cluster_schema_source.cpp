@@ -21,6 +21,7 @@ constexpr const char* k_index_path = "/openapi/v3";
 constexpr std::size_t k_cache_hash_length = 32;
 // What the server answers for a hash that is no longer current.
 constexpr long k_moved_permanently = 301;
+constexpr long k_not_found = 404;
 // The waits before each new read of the index while documents keep moving (the
 // first at once): after a CRD changes, the API server rebuilds its group's
 // document for a few seconds (longer on a loaded machine), so a pass gives it
@@ -90,12 +91,11 @@ SchemaSet ClusterSchemaSource::load(const std::set<std::string>& group_versions)
     load_index();
     moved = fetch(moved, set);
   }
-  if (!moved.empty())
-    throw ClusterError(
-        fmt::format("GET /openapi/v3/{}: the document changed {} times in {} s while it was read (a CRD of "
-                    "its group keeps "
-                    "changing?)",
-                    openapi_path(*moved.begin()), k_moved_backoff.size() + 1, waited.count() / 1000));
+  for (const auto& group_version : moved)
+    set.unsettled[group_version] = fmt::format(
+        "GET /openapi/v3/{}: the document changed {} times in {} s while it was read (a CRD of its group "
+        "keeps changing?)",
+        openapi_path(group_version), k_moved_backoff.size() + 1, waited.count() / 1000);
   return set;
 }
 
@@ -129,6 +129,10 @@ std::set<std::string> ClusterSchemaSource::fetch(const std::set<std::string>& gr
   for (std::size_t i = 0; i < responses.size(); ++i) {
     if (responses[i].status == k_moved_permanently) {
       moved.insert(fetched[i]);
+      continue;
+    }
+    if (responses[i].status == k_not_found) {  // its last CRD went away since the index was read
+      set.missing[fetched[i]] = "the cluster no longer serves an OpenAPI document for it";
       continue;
     }
     std::string what = "GET " + without_query(requests[i].path);

@@ -23,9 +23,8 @@ Json with_object_fields(Json schema) {
 
 }  // namespace
 
-CrdSchemas::CrdSchemas(const std::vector<model::Object>& objects)
-    : document_(Json{{"components", {{"schemas", Json::object()}}}},
-                "the CustomResourceDefinitions in the manifests") {
+CrdSchemas::CrdSchemas(const std::vector<model::Object>& objects, const std::string& origin)
+    : document_(Json{{"components", {{"schemas", Json::object()}}}}, origin) {
   for (const auto& object : objects) {
     if (!plan::is_crd(object.gvk())) continue;
     const Json* spec = field(object.body(), "spec");

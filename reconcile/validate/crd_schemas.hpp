@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "model/object.hpp"
@@ -13,7 +14,9 @@ namespace opctl::validate {
 
 class CrdSchemas {
  public:
-  explicit CrdSchemas(const std::vector<model::Object>& objects);
+  // `origin` names where the CRDs come from, in messages.
+  explicit CrdSchemas(const std::vector<model::Object>& objects,
+                      const std::string& origin = "the CustomResourceDefinitions in the manifests");
 
   // The schema of one version of a kind, with apiVersion, kind and metadata
   // added the way the API server adds them; nullptr when no CRD in the set

@@ -19,6 +19,9 @@ namespace opctl::validate {
 struct SchemaSet {
   std::map<std::string, std::shared_ptr<const OpenApiDocument>> documents;  // by group-version ("apps/v1")
   std::map<std::string, std::string> missing;  // group-version -> why the source has no document for it
+  // group-version -> why its document could not be read: it kept changing
+  // (its group's CRDs changed) for as long as the source waited for it.
+  std::map<std::string, std::string> unsettled;
 };
 
 class SchemaSource {
@@ -53,6 +56,8 @@ class ClusterSchemaSource : public SchemaSource {
   // GET /openapi/v3; throws kube::ApiError (reason unreachable when no
   // response came), so a caller can tell an absent cluster from a broken one.
   void load_index();
+  // A document still moving after the last wait is `unsettled`, not an
+  // error: validation may check its custom resources against their CRDs.
   SchemaSet load(const std::set<std::string>& group_versions) override;
 
  private:

@@ -53,7 +53,7 @@ std::string objects_phrase(std::size_t count) {
 class Validation {
  public:
   Validation(std::vector<Object>& objects, const ValidateOptions& options)
-      : objects_(objects), options_(options), crd_kinds_(plan::crd_kinds(objects_)) {
+      : objects_(objects), options_(options), crd_kinds_(plan::crd_kinds(objects_)), crd_schemas_(objects_) {
     for (const auto& crd : options_.known_crds)
       if (auto defined = plan::crd_kind(crd)) known_kinds_.emplace(defined->kind, std::move(*defined));
   }
@@ -70,14 +70,23 @@ class Validation {
     for (const auto& [reason, count] : unchecked_)
       report_.notes.push_back(
           fmt::format("{}: {} not checked against a schema", reason, objects_phrase(count)));
+    for (const auto& [reason, count] : checked_by_crd_)
+      report_.notes.push_back(
+          fmt::format("{}: {} checked against their CustomResourceDefinition's own schema instead", reason,
+                      objects_phrase(count)));
     return std::move(report_);
   }
 
  private:
+  // The group-versions whose documents may be needed. With the cluster, not
+  // those of objects checked otherwise: a group whose CRD the set changes (or
+  // another pass just changed) may have no document that holds still.
   std::set<std::string> group_versions() const {
     std::set<std::string> versions;
-    for (const auto& object : objects_)
-      versions.insert(object.api_version());
+    for (const auto& object : objects_) {
+      bool checked_otherwise = crd_schemas_.schema_for(object.gvk()) != nullptr || handled(object.gvk());
+      if (!options_.cluster_scope || !checked_otherwise) versions.insert(object.api_version());
+    }
     return versions;
   }
 
@@ -165,31 +174,83 @@ class Validation {
     }
   }
 
-  // Against the set's CRD when it declares the kind, else the served schema.
+  // Against the set's CRD when it declares the kind, else the published
+  // schema, else the cluster's CRD of the kind.
   void check_schemas() {
-    CrdSchemas crd_schemas(objects_);
+    std::vector<const Object*> unpublished;
     for (const auto& object : objects_) {
       // A custom kind's validator checks its spec, from the same source as its CRD.
       if (unknown_kinds_.contains(&object) || handled(object.gvk())) continue;
-      if (const model::Json* schema = crd_schemas.schema_for(object.gvk())) {
-        add_violations(object, check_schema(object.body(), *schema, crd_schemas.document()));
+      if (const model::Json* schema = crd_schemas_.schema_for(object.gvk())) {
+        add_violations(object, check_schema(object.body(), *schema, crd_schemas_.document()));
         continue;
       }
       if (options_.schemas == nullptr) continue;
       const OpenApiDocument* document = document_for(object);
-      if (document == nullptr) {
-        auto missing = schemas_.missing.find(object.api_version());
-        std::string why = missing == schemas_.missing.end() ? "unknown" : missing->second;
-        ++unchecked_[fmt::format("no schema for apiVersion {} ({})", object.api_version(), why)];
-        continue;
-      }
-      const model::Json* schema = document->schema_for(object.gvk());
+      const model::Json* schema = document != nullptr ? document->schema_for(object.gvk()) : nullptr;
       if (schema == nullptr) {
-        ++unchecked_[fmt::format("no schema for kind {} in {}", object.kind(), object.api_version())];
+        unpublished.push_back(&object);
         continue;
       }
       add_violations(object, check_schema(object.body(), *schema, *document));
     }
+    check_against_live_crds(unpublished);
+  }
+
+  // Objects the published documents have no schema for. Right after a CRD is
+  // created or changed its group's document is missing, or old, or still
+  // being rebuilt; the CRD itself already holds the schema the server will
+  // check. A group with no CRD whose document did not settle leaves nothing
+  // to check with: that is the source's error.
+  void check_against_live_crds(const std::vector<const Object*>& objects) {
+    CrdSchemas live(live_crds_of(objects), "the cluster's CustomResourceDefinitions");
+    std::set<std::string> warned;
+    for (const Object* object : objects) {
+      auto unsettled = schemas_.unsettled.find(object->api_version());
+      const model::Json* schema = live.schema_for(object->gvk());
+      if (schema == nullptr) {
+        if (unsettled != schemas_.unsettled.end()) throw ClusterError(unsettled->second);
+        ++unchecked_[why_unpublished(*object)];
+        continue;
+      }
+      add_violations(*object, check_schema(object->body(), *schema, live.document()));
+      if (unsettled == schemas_.unsettled.end())
+        ++checked_by_crd_[why_unpublished(*object)];
+      else if (warned.insert(object->api_version()).second)
+        report_.findings.push_back(unsettled_warning(object->api_version(), unsettled->second));
+    }
+  }
+
+  // The cluster's CRD of each kind among `objects` that one serves.
+  std::vector<Object> live_crds_of(const std::vector<const Object*>& objects) const {
+    std::vector<Object> crds;
+    if (!options_.live_crd) return crds;
+    std::set<GroupKind> asked;
+    for (const Object* object : objects) {
+      auto gvk = object->gvk();
+      if (!asked.insert({gvk.group, gvk.kind}).second) continue;
+      if (auto crd = options_.live_crd(gvk)) crds.emplace_back(std::move(*crd));
+    }
+    return crds;
+  }
+
+  std::string why_unpublished(const Object& object) const {
+    if (document_for(object) != nullptr)
+      return fmt::format("no schema for kind {} in {}", object.kind(), object.api_version());
+    auto missing = schemas_.missing.find(object.api_version());
+    return fmt::format("no schema for apiVersion {} ({})", object.api_version(),
+                       missing == schemas_.missing.end() ? "unknown" : missing->second);
+  }
+
+  // About the cluster, not a file: no file, no object.
+  static Finding unsettled_warning(const std::string& group_version, const std::string& why) {
+    return {Finding::Severity::warning,
+            Problem{"", 0, "",
+                    fmt::format("the cluster's OpenAPI document for {} did not settle ({}); its custom "
+                                "resources were checked against their CustomResourceDefinitions' own "
+                                "schemas instead",
+                                group_version, why)},
+            ""};
   }
 
   void add_violations(const Object& object, std::vector<Violation> violations) {
@@ -225,10 +286,13 @@ class Validation {
   const ValidateOptions& options_;
   // By group and kind: a CRD's kind has one scope at every version.
   std::map<GroupKind, plan::CrdKind> crd_kinds_;
+  CrdSchemas crd_schemas_;                          // of the CRDs in the set
   std::map<GroupKind, plan::CrdKind> known_kinds_;  // opctl's own kinds
   SchemaSet schemas_;
   std::set<const Object*> unknown_kinds_;
   std::map<std::string, std::size_t> unchecked_;  // why objects were not checked against a schema -> how many
+  // why objects were checked against the cluster's CRDs, not a published schema -> how many
+  std::map<std::string, std::size_t> checked_by_crd_;
   ValidationReport report_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "model/error.hpp"
 #include "model/object.hpp"
+#include "validate/live_crds.hpp"
 
 namespace opctl::validate {
 
@@ -18,7 +19,7 @@ class SchemaSource;
 
 struct Finding {
   enum class Severity { error, warning } severity = Severity::error;
-  Problem problem;
+  Problem problem;     // no file when it is about the cluster, not the manifests
   std::string object;  // ObjectKey::to_string() of the object it is about; empty for a whole file
 };
 
@@ -54,6 +55,12 @@ struct ValidateOptions {
   // where the cluster does not serve them yet: that is a warning (install the
   // CRDs), not an error, and their validators check their specs.
   std::vector<model::Json> known_crds;
+  // The cluster's CRDs, for custom resources whose group-version has no
+  // usable published document (not published yet, no schema for the kind, or
+  // still changing when `schemas` gave up): they are checked against their
+  // CRD's own schema instead. Unset: no such fallback, and a document that
+  // did not settle is a ClusterError.
+  LiveCrdLookup live_crd;
 };
 
 // Validates objects that already passed parsing (identity, duplicates).

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "kube/http_transport.hpp"
 #include "validate/kind_validator.hpp"
+#include "validate/schema_source.hpp"
 #include "validate/validation.hpp"
 #include "validate_fixtures.hpp"
 
@@ -368,4 +370,178 @@ metadata:
   CHECK(lines_of(in_place) == lines_of(copied));
   CHECK(in_place.objects == copied.objects);
   CHECK(objects[0].namespace_name() == "shop");
+}
+
+namespace {
+
+// An API server whose OpenAPI documents for example.com/v1 and apps/v1 are
+// being rebuilt: every read of the index hands out a new hash, and every
+// document URL is stale by the time it is read (301). With `publishes`
+// false, example.com/v1 is not in the index at all (its CRD was just created).
+class RebuildingApiServer : public opctl::kube::HttpTransport {
+ public:
+  bool publishes = true;
+  std::vector<std::string> paths;
+
+  std::vector<opctl::kube::HttpResponse> send_all(
+      const std::vector<opctl::kube::HttpRequest>& requests) override {
+    std::vector<opctl::kube::HttpResponse> responses;
+    for (const auto& request : requests) {
+      paths.push_back(request.path);
+      if (request.path != "/openapi/v3") {
+        responses.push_back({301, "", "", 1});
+        continue;
+      }
+      std::string hash = std::to_string(++index_reads_);
+      opctl::model::Json index = {
+          {"paths", {{"apis/apps/v1", {{"serverRelativeURL", "/openapi/v3/apis/apps/v1?hash=" + hash}}}}}};
+      if (publishes)
+        index["paths"]["apis/example.com/v1"] = {
+            {"serverRelativeURL", "/openapi/v3/apis/example.com/v1?hash=" + hash}};
+      responses.push_back({200, index.dump(), "", 1});
+    }
+    return responses;
+  }
+
+ private:
+  int index_reads_ = 0;
+};
+
+// The cluster's CRD of example.com's Widget: spec.size is required and at least 1.
+std::optional<opctl::model::Json> live_widget_crd(const opctl::model::GroupVersionKind& gvk) {
+  if (gvk.group != "example.com" || gvk.kind != "Widget") return std::nullopt;
+  return opctl::model::Json::parse(R"({"apiVersion": "apiextensions.k8s.io/v1",
+      "kind": "CustomResourceDefinition", "metadata": {"name": "widgets.example.com"},
+      "spec": {"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"},
+        "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+          "type": "object", "properties": {"spec": {"type": "object", "required": ["size"],
+            "properties": {"size": {"type": "integer", "minimum": 1},
+                           "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}}]}})");
+}
+
+struct ClusterFixture {
+  RebuildingApiServer server;
+  opctl::validate::ClusterSchemaSource schemas{server, "", [](std::chrono::milliseconds) {}};
+  std::vector<opctl::model::GroupVersionKind> crds_asked;
+  ValidateOptions options;
+
+  ClusterFixture() {
+    options.schemas = &schemas;
+    options.cluster_scope = [](const opctl::model::GroupVersionKind&) -> std::optional<bool> { return true; };
+    options.live_crd = [this](const opctl::model::GroupVersionKind& gvk) {
+      crds_asked.push_back(gvk);
+      return live_widget_crd(gvk);
+    };
+  }
+};
+
+const std::string k_widgets = R"(apiVersion: example.com/v1
+kind: Widget
+metadata: {name: good, namespace: shop, labels: {app: shop}, annotations: {note: x}}
+spec:
+  size: 2
+  extra: {anything: [1, 2]}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: bad, namespace: shop}
+spec:
+  size: 0
+  colour: red
+)";
+
+}  // namespace
+
+TEST_CASE(
+    "custom resources whose group's document never settles are checked against their CRD on the cluster",
+    "[validate][schema][crd-fallback]") {
+  // Given a document that keeps changing for as long as the source waits, we should check the Widgets against
+  // the cluster's CRD: the good one passes (metadata included), the bad one is refused, and a warning names
+  // the group-version.
+  ClusterFixture cluster;
+  auto report = validate_objects(testing::objects_from(k_widgets), cluster.options);
+  CHECK(
+      lines_of(report) ==
+      std::vector<std::string>{
+          "warning: the cluster's OpenAPI document for example.com/v1 did not settle (GET "
+          "/openapi/v3/apis/example.com/v1: the document changed 8 times in 15 s while it was read (a CRD of "
+          "its group keeps changing?)); its custom resources were checked against their "
+          "CustomResourceDefinitions' own schemas instead",
+          "error: test.yaml:12: spec.size: 0 is less than the minimum 1",
+          "error: test.yaml:13: spec.colour: unknown field",
+      });
+  CHECK(cluster.crds_asked == std::vector<opctl::model::GroupVersionKind>{{"example.com", "v1", "Widget"}});
+  CHECK(report.findings[0].object.empty());
+}
+
+TEST_CASE("custom resources whose group has no published document yet are checked against their CRD",
+          "[validate][schema][crd-fallback]") {
+  // Given a CRD created a moment ago (no document in the index), we should check against it, say so in a
+  // note, and not warn: nothing is wrong with the cluster.
+  ClusterFixture cluster;
+  cluster.server.publishes = false;
+  auto report = validate_objects(testing::objects_from(k_widgets), cluster.options);
+  CHECK(lines_of(report) == std::vector<std::string>{
+                                "error: test.yaml:12: spec.size: 0 is less than the minimum 1",
+                                "error: test.yaml:13: spec.colour: unknown field",
+                            });
+  CHECK(report.notes ==
+        std::vector<std::string>{
+            "no schema for apiVersion example.com/v1 (the cluster serves no OpenAPI document for "
+            "it): 2 objects checked against their CustomResourceDefinition's own schema instead"});
+}
+
+TEST_CASE("a built-in group whose document never settles is a cluster error naming it",
+          "[validate][schema][crd-fallback]") {
+  // Given apps/v1 keeps moving, we should fail as before: no CRD holds a Deployment's schema.
+  ClusterFixture cluster;
+  CHECK_THROWS_WITH(
+      validate_objects(testing::objects_from("apiVersion: apps/v1\nkind: Deployment\n"
+                                             "metadata: {name: web, namespace: shop}\n"),
+                       cluster.options),
+      "GET /openapi/v3/apis/apps/v1: the document changed 8 times in 15 s while it was read (a CRD "
+      "of its group keeps changing?)");
+  CHECK(cluster.crds_asked == std::vector<opctl::model::GroupVersionKind>{{"apps", "v1", "Deployment"}});
+}
+
+TEST_CASE("without a CRD lookup a document that never settles stays a cluster error",
+          "[validate][schema][crd-fallback]") {
+  ClusterFixture cluster;
+  cluster.options.live_crd = nullptr;
+  CHECK_THROWS_AS(validate_objects(testing::objects_from(k_widgets), cluster.options), opctl::ClusterError);
+}
+
+TEST_CASE("the set's CRD wins, and its group's document is not even read",
+          "[validate][schema][crd-fallback]") {
+  // Given the set holds the Widget CRD (without the minimum), we should check against it, never ask for the
+  // moving document of example.com/v1 nor for the cluster's CRD.
+  ClusterFixture cluster;
+  auto report = validate_objects(testing::objects_from(R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                size: {type: integer}
+                extra: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+)" + k_widgets),
+                                 cluster.options);
+  CHECK(lines_of(report) == std::vector<std::string>{"error: test.yaml:34: spec.colour: unknown field"});
+  for (const auto& gvk : cluster.crds_asked)
+    CHECK(gvk.kind != "Widget");
+  for (const auto& path : cluster.server.paths)
+    CHECK(path.find("example.com") == std::string::npos);
 }
