@@ -32,3 +32,30 @@ TEST_CASE("added and removed whole texts", "[linediff]") {
   CHECK(unified_diff("", "a\nb\n") == "@@ -0,0 +1,2 @@\n+a\n+b\n");
   CHECK(unified_diff("a\n", "") == "@@ -1,1 +0,0 @@\n-a\n");
 }
+
+TEST_CASE("a large new text is one hunk of additions", "[linediff]") {
+  std::string after;
+  for (int i = 0; i < 20000; ++i)
+    after += "line " + std::to_string(i) + "\n";
+  const std::string diff = unified_diff("", after);
+  CHECK(diff.rfind("@@ -0,0 +1,20000 @@\n+line 0\n+line 1\n", 0) == 0);
+  CHECK(diff.size() == std::string("@@ -0,0 +1,20000 @@\n").size() + after.size() + 20000);
+}
+
+TEST_CASE("one change in a large text is one small hunk", "[linediff]") {
+  std::string before;
+  for (int i = 0; i < 20000; ++i)
+    before += "line " + std::to_string(i) + "\n";
+  std::string after = before;
+  after.replace(after.find("line 10000\n"), 11, "changed\n");
+  CHECK(unified_diff(before, after) ==
+        "@@ -9998,7 +9998,7 @@\n line 9997\n line 9998\n line 9999\n-line 10000\n+changed\n line 10001\n"
+        " line 10002\n line 10003\n");
+}
+
+TEST_CASE("a missing final newline is no difference; a NUL byte is text", "[linediff]") {
+  CHECK(unified_diff("a\nb", "a\nb\n").empty());
+  CHECK(unified_diff("a\nb", "a\nc") == "@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+  const std::string with_nul("x\0y\n", 4);
+  CHECK(unified_diff("x\n", with_nul) == "@@ -1,1 +1,1 @@\n-x\n+" + with_nul);
+}
