@@ -71,6 +71,23 @@ def test_an_emptied_source_prunes_nothing_unless_allowed(cluster, namespace, tmp
     assert configmaps_in(cluster, namespace) == []
 
 
+def test_a_kustomization_that_renders_nothing_prunes_nothing(cluster, namespace, tmp_path, setname):
+    root = tmp_path / "set"
+    members = {f"cm-{i}.yaml": configmap(f"cm-{i}", namespace) for i in range(6)}
+    kustomization = "resources:\n" + "".join(f"- {name}\n" for name in members)
+    write(root, {"opctl.yaml": config(setname, namespace), "kustomization.yaml": kustomization, **members})
+    first = cluster.reconcile("--path", str(root))
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert len(configmaps_in(cluster, namespace)) == 6
+
+    # A bad edit leaves the kustomization listing nothing: kustomize renders an empty stream, without an error.
+    write(root, {"opctl.yaml": config(setname, namespace), "kustomization.yaml": "resources: []\n", **members})
+    refused = cluster.reconcile("--path", str(root))
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "yields no objects, and the set has 6 members" in refused.stderr, refused.stderr
+    assert len(configmaps_in(cluster, namespace)) == 6, "nothing was deleted"
+
+
 def test_a_mass_deletion_is_refused_until_the_limit_is_raised(cluster, namespace, tmp_path, setname):
     root = tmp_path / "set"
     members = {f"cm-{i:02}.yaml": configmap(f"cm-{i:02}", namespace) for i in range(12)}
