@@ -3,7 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <optional>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "model/error.hpp"
 #include "model/yaml_events.hpp"
@@ -40,6 +42,13 @@ Json convert_scalar(const YamlEvent& event, YamlEventStream& events) {
   return events.take_value(event);  // unknown tags (e.g. !!binary) keep their text, as kubectl does
 }
 
+// go-yaml v2, kubectl's YAML reader (through sigs.k8s.io/yaml), merges at a
+// plain `<<` key or one tagged !!merge; a quoted "<<" is an ordinary key.
+bool is_merge_key(const YamlEvent& key) {
+  return key.kind == YamlEventKind::scalar && key.value == "<<" &&
+         ((key.plain && key.tag.empty()) || key.tag == "tag:yaml.org,2002:merge");
+}
+
 template <typename... Parts>
 std::string fmt_message(const Parts&... parts) {
   std::ostringstream out;
@@ -53,14 +62,10 @@ class DocumentBuilder {
  public:
   DocumentBuilder(YamlEventStream& events, const std::string& file, const YamlLimits& limits,
                   std::map<std::string, int>& lines)
-      : events_(events), file_(file), limits_(limits), lines_(lines) {}
+      : events_(events), file_(file), limits_(limits), lines_(&lines) {}
 
   Json build(const YamlEvent& first, std::size_t depth) {
-    if (++nodes_ > limits_.max_nodes)
-      fail(first.line + 1,
-           fmt_message("document expands to more than ", limits_.max_nodes, " nodes (YAML alias bomb?)"));
-    if (depth > limits_.max_depth)
-      fail(first.line + 1, fmt_message("nesting deeper than ", limits_.max_depth, " levels"));
+    count_node(first, depth);
     switch (first.kind) {
       case YamlEventKind::scalar:
         try {
@@ -86,31 +91,126 @@ class DocumentBuilder {
       if (event.kind == YamlEventKind::sequence_end) break;
       pointer_ += '/';
       pointer_ += std::to_string(array.size());
-      lines_.emplace(pointer_, event.line + 1);
+      lines_->emplace(pointer_, event.line + 1);
       array.push_back(build(event, depth + 1));
       pointer_.resize(parent_size);
     }
     return array;
   }
 
+  // Keys are set in the order written, as go-yaml v2 sets them: a merge
+  // overwrites the keys written before it and loses to those written after.
+  // A key written twice is still an error, merges or not.
   Json build_mapping(std::size_t depth) {
     Json object = Json::object();
+    std::set<std::string> merged_only;  // keys set by a merge and not written in this mapping
     const std::size_t parent_size = pointer_.size();
     while (true) {
       const YamlEvent& key = events_.next();
       if (key.kind == YamlEventKind::mapping_end) break;
       if (key.kind != YamlEventKind::scalar) fail(key.line + 1, "mapping keys must be strings");
-      std::string name = is_null_node(key) ? std::string() : key.value;
       const int key_line = key.line + 1;
+      if (is_merge_key(key)) {
+        merge(object, merged_only, key_line, depth + 1);
+        continue;
+      }
+      std::string name = is_null_node(key) ? std::string() : key.value;
       auto [entry, inserted] = object.get_ref<Json::object_t&>().emplace(std::move(name), nullptr);
-      if (!inserted) fail(key.line + 1, "duplicate key \"" + entry->first + "\"");
+      if (!inserted && merged_only.erase(entry->first) == 0)
+        fail(key_line, "duplicate key \"" + entry->first + "\"");
       pointer_ += '/';
       append_pointer_token(entry->first);
-      lines_.emplace(pointer_, key_line);
+      if (!inserted) erase_lines_under(pointer_);
+      lines_->emplace(pointer_, key_line);
       entry->second = build(events_.next(), depth + 1);
       pointer_.resize(parent_size);
     }
     return object;
+  }
+
+  // A merge value and the lines of its fields, relative to it.
+  struct Detached {
+    Json value;
+    std::map<std::string, int> lines;
+  };
+
+  // `<<: MAP` or `<<: [MAP, ...]`, each MAP written in place or an alias: the
+  // maps' keys set on `object`, the first map of a list winning (go-yaml v2
+  // walks the list backwards). A nested map replaces, it is not merged.
+  void merge(Json& object, std::set<std::string>& merged_only, int key_line, std::size_t depth) {
+    const YamlEvent& value = events_.next();
+    if (value.kind == YamlEventKind::mapping_start) {
+      merge_into(object, merged_only, build_detached(value, depth));
+      return;
+    }
+    if (value.kind != YamlEventKind::sequence_start || events_.expands_alias())
+      fail_merge(key_line, value, "");
+    count_node(value, depth);
+    std::vector<Detached> maps;
+    while (true) {
+      const YamlEvent& item = events_.next();
+      if (item.kind == YamlEventKind::sequence_end) break;
+      if (item.kind != YamlEventKind::mapping_start) fail_merge(key_line, item, "a list holding ");
+      maps.push_back(build_detached(item, depth + 1));
+    }
+    for (auto map = maps.rbegin(); map != maps.rend(); ++map)
+      merge_into(object, merged_only, std::move(*map));
+  }
+
+  Detached build_detached(const YamlEvent& first, std::size_t depth) {
+    Detached detached;
+    std::string pointer = std::exchange(pointer_, std::string());
+    std::map<std::string, int>* lines = std::exchange(lines_, &detached.lines);
+    detached.value = build(first, depth);
+    pointer_ = std::move(pointer);
+    lines_ = lines;
+    return detached;
+  }
+
+  void merge_into(Json& object, std::set<std::string>& merged_only, Detached map) {
+    const std::size_t parent_size = pointer_.size();
+    for (auto& [key, value] : map.value.get_ref<Json::object_t&>()) {
+      auto [entry, inserted] = object.get_ref<Json::object_t&>().emplace(key, nullptr);
+      if (inserted) {
+        merged_only.insert(key);
+      } else {
+        pointer_ += '/';
+        append_pointer_token(key);
+        erase_lines_under(pointer_);
+        pointer_.resize(parent_size);
+      }
+      entry->second = std::move(value);
+    }
+    for (const auto& [pointer, line] : map.lines)
+      (*lines_)[pointer_ + pointer] = line;
+  }
+
+  // kubectl: "map merge requires map or sequence of maps as the value".
+  [[noreturn]] void fail_merge(int key_line, const YamlEvent& found, const std::string& context) {
+    std::string what = found.kind == YamlEventKind::sequence_start ? "a list"
+                       : is_null_node(found)                       ? "null"
+                                                                   : "the scalar \"" + found.value + "\"";
+    if (events_.expands_alias()) what = "an alias to " + what;
+    fail(key_line, "the merge key << needs a map or a list of maps as its value, not " + context + what);
+  }
+
+  // Forgets the lines of a field (and of what it held) that a later key replaces.
+  void erase_lines_under(const std::string& pointer) {
+    lines_->erase(pointer);
+    const std::string below = pointer + '/';
+    auto first = lines_->lower_bound(below);
+    auto last = first;
+    while (last != lines_->end() && last->first.starts_with(below))
+      ++last;
+    lines_->erase(first, last);
+  }
+
+  void count_node(const YamlEvent& event, std::size_t depth) {
+    if (++nodes_ > limits_.max_nodes)
+      fail(event.line + 1,
+           fmt_message("document expands to more than ", limits_.max_nodes, " nodes (YAML alias bomb?)"));
+    if (depth > limits_.max_depth)
+      fail(event.line + 1, fmt_message("nesting deeper than ", limits_.max_depth, " levels"));
   }
 
   void append_pointer_token(const std::string& token) {
@@ -128,8 +228,8 @@ class DocumentBuilder {
   YamlEventStream& events_;
   const std::string& file_;
   const YamlLimits& limits_;
-  std::map<std::string, int>& lines_;
-  std::string pointer_;  // JSON pointer of the node being built
+  std::map<std::string, int>* lines_;  // a merge's value records its lines apart (see build_detached)
+  std::string pointer_;                // JSON pointer of the node being built
   std::size_t nodes_ = 0;
 };
 

@@ -25,7 +25,8 @@ struct YamlLimits {
 };
 
 // Parses every document of a YAML stream (empty documents are skipped).
-// Scalars are typed the way kubectl's YAML reader types them.
+// Scalars are typed, and merge keys (`<<: *base`, `<<: [*a, *b]`) merged, the
+// way kubectl's YAML reader (go-yaml v2) does it.
 // Throws InvalidInputError naming `file` and the line on a syntax error.
 std::vector<YamlDocument> parse_yaml_documents(std::string_view text, const std::string& file,
                                                const YamlLimits& limits = {});

@@ -124,6 +124,7 @@ YamlEventStream::YamlEventStream(std::string_view text, const std::string& file,
 YamlEventStream::~YamlEventStream() = default;
 
 const YamlEvent& YamlEventStream::next() {
+  expands_alias_ = false;
   while (true) {
     if (!replays_.empty()) {
       Replay& replay = replays_.back();
@@ -134,11 +135,13 @@ const YamlEvent& YamlEventStream::next() {
       const Recorded& recorded = recorded_[replay.next++];
       if (recorded.event.kind != YamlEventKind::alias) return recorded.event;
       push_replay(recorded.alias_target);
+      expands_alias_ = true;
       continue;
     }
     read_live();
     if (live_.kind != YamlEventKind::alias) return live_;
     push_replay(live_alias_target_);
+    expands_alias_ = true;
   }
 }
 

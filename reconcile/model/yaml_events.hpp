@@ -53,6 +53,10 @@ class YamlEventStream {
   // Throws InvalidInputError naming the file and line on a syntax error.
   const YamlEvent& next();
 
+  // Whether the event last returned by next() starts the expansion of an
+  // alias: `<<: *list` is refused where `<<: [*a, *b]` is not.
+  bool expands_alias() const { return expands_alias_; }
+
   // The text of a scalar event from next(): moved out when the event was
   // read from the text, copied when it is replayed for an alias.
   std::string take_value(const YamlEvent& scalar);
@@ -95,7 +99,8 @@ class YamlEventStream {
   std::size_t max_depth_;
   std::unique_ptr<yaml_parser_s, ParserDeleter> parser_;
   YamlEvent live_;
-  std::size_t live_alias_target_ = 0;     // when live_ is an alias: the index in anchors_ of its anchor
+  std::size_t live_alias_target_ = 0;  // when live_ is an alias: the index in anchors_ of its anchor
+  bool expands_alias_ = false;
   std::size_t depth_ = 0;                 // collections open in the text (aliases not expanded)
   std::vector<std::size_t> line_starts_;  // offset of each line in text_, filled when first needed
 

@@ -1,4 +1,5 @@
 """The first vertical slice: reconcile a directory into the real control plane."""
+import json
 import os
 import pathlib
 import re
@@ -253,3 +254,72 @@ def test_an_item_of_a_typed_list_with_an_error_names_its_own_line(cluster, names
     assert result.returncode == 2, result.stdout + result.stderr
     assert "cms.yaml:7: metadata.name: missing required field \"metadata.name\"" in result.stderr, result.stderr
     assert not cluster.exists("configmap", "fine", "-n", namespace)
+
+
+MERGE_KEYS = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: merged
+  namespace: {namespace}
+  labels: &labels
+    app: web
+    tier: front
+  annotations:
+    tier: back
+    <<: *labels
+data:
+  owner: dev
+  <<: [{{owner: ops, zone: a}}, *labels]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: merged
+  namespace: {namespace}
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {{app: merged}}
+  template:
+    metadata:
+      labels: {{app: merged}}
+    spec:
+      containers:
+      - &main
+        name: main
+        image: registry.invalid/main:1
+        resources:
+          limits: {{cpu: 100m}}
+      - <<: *main
+        name: sidecar
+        resources:
+          requests: {{memory: 10Mi}}
+"""
+
+
+def test_yaml_merge_keys_are_merged_as_kubectl_merges_them(cluster, namespace, manifests):
+    # Given a manifest with << merge keys, we should apply the objects kubectl itself reads from the same file.
+    root = manifests({"merged.yaml": MERGE_KEYS.format(namespace=namespace)})
+    result = cluster.reconcile("--path", str(root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    printed = cluster.kubectl("create", "--dry-run=client", "--validate=false", "-o", "json",
+                              "-f", str(root / "merged.yaml")).stdout
+    by_kubectl, at = [], 0  # one JSON object per document, one after the other
+    while printed[at:].strip():
+        item, at = json.JSONDecoder().raw_decode(printed, len(printed) - len(printed[at:].lstrip()))
+        by_kubectl.append(item)
+    live_map = cluster.get_json("configmap", "merged", "-n", namespace)
+    assert live_map["data"] == {"app": "web", "owner": "ops", "tier": "front", "zone": "a"}
+    assert live_map["data"] == by_kubectl[0]["data"]
+    for field in ("labels", "annotations"):  # opctl adds labels and annotations of its own
+        assert by_kubectl[0]["metadata"][field].items() <= live_map["metadata"][field].items(), field
+    assert live_map["metadata"]["annotations"]["tier"] == "front"  # the merge overwrote the key before it
+
+    def containers(deployment):
+        return [{key: container.get(key) for key in ("name", "image", "resources")}
+                for container in deployment["spec"]["template"]["spec"]["containers"]]
+
+    live_deployment = cluster.get_json("deployment", "merged", "-n", namespace)
+    assert containers(live_deployment) == containers(by_kubectl[1])
+    assert containers(live_deployment)[1] == {"name": "sidecar", "image": "registry.invalid/main:1",
+                                              "resources": {"requests": {"memory": "10Mi"}}}

@@ -1,4 +1,9 @@
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "model/error.hpp"
 #include "model/yaml_document.hpp"
@@ -170,10 +175,82 @@ TEST_CASE("aliases count towards the node limit as often as they are expanded", 
                     "f.yaml:1: document expands to more than 20 nodes (YAML alias bomb?)");
 }
 
-TEST_CASE("a merge key << is an ordinary key, not merged (yaml-cpp 0.7 did not merge)", "[yaml]") {
-  auto document = only_document("base: &base {a: 1, b: 2}\nderived:\n  <<: *base\n  b: 3\n");
-  CHECK(document.value["derived"] == opctl::model::Json({{"<<", {{"a", 1}, {"b", 2}}}, {"b", 3}}));
-  CHECK(document.field_lines.at("/derived/<<") == 3);
+namespace {
+
+std::string merge_fixture(const std::string& name) {
+  std::ifstream in(std::string(OPCTL_TEST_DATA_DIR) + "/yaml_merge/" + name);
+  REQUIRE(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("merge keys << give the object kubectl makes of the same file", "[yaml][yaml_merge]") {
+  // Given each manifest of data/yaml_merge, we should build the JSON kubectl printed for it (see its README).
+  for (const std::string name :
+       {"merge", "merge_then_key", "key_then_merge", "list_of_two", "list_reversed_between_keys",
+        "deployment_container", "two_merge_keys", "merge_of_a_merge", "document_root", "inline_map",
+        "merge_tag", "quoted_key", "empty_values"}) {
+    INFO(name);
+    auto expected = opctl::model::Json::parse(merge_fixture(name + ".json"));
+    CHECK(only_document(merge_fixture(name + ".yaml")).value == expected);
+  }
+}
+
+TEST_CASE("a merge overwrites the keys written before it; keys after it and the first map of a list win",
+          "[yaml][yaml_merge]") {
+  using opctl::model::Json;
+  const std::string anchors = "a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\n";
+  CHECK(only_document(anchors + "m: {x: 0, <<: *a}\n").value["m"] == Json({{"x", 1}, {"y", 1}}));
+  CHECK(only_document(anchors + "m: {<<: *a, x: 0}\n").value["m"] == Json({{"x", 0}, {"y", 1}}));
+  CHECK(only_document(anchors + "m: {<<: [*a, *b]}\n").value["m"] == Json({{"x", 1}, {"y", 1}, {"z", 2}}));
+  CHECK(only_document(anchors + "m: {<<: [*b, *a]}\n").value["m"] == Json({{"x", 1}, {"y", 2}, {"z", 2}}));
+  CHECK(only_document(anchors + "m: {<<: *a, <<: *b}\n").value["m"] == Json({{"x", 1}, {"y", 2}, {"z", 2}}));
+  CHECK(only_document("a: &a {n: {p: 1, q: 1}}\nm:\n  <<: *a\n  n: {p: 2}\n").value["m"] ==
+        Json({{"n", {{"p", 2}}}}));
+}
+
+TEST_CASE("a key written twice is still a duplicate, whatever merges come between", "[yaml][yaml_merge]") {
+  auto problem = only_problem("a: &a {x: 1}\nm:\n  x: 0\n  <<: *a\n  x: 2\n");
+  CHECK(problem.line == 5);
+  CHECK(problem.message == "duplicate key \"x\"");
+}
+
+TEST_CASE("merged fields keep the lines of the map they came from; replaced fields lose theirs",
+          "[yaml][yaml_merge]") {
+  auto document = only_document("a: &a\n  x: 1\n  n:\n    p: 1\nm:\n  n:\n    q: 2\n  <<: *a\n");
+  CHECK(document.field_lines.at("/m/x") == 2);
+  CHECK(document.field_lines.at("/m/n") == 3);
+  CHECK(document.field_lines.at("/m/n/p") == 4);
+  CHECK_FALSE(document.field_lines.contains("/m/n/q"));
+  CHECK_FALSE(document.field_lines.contains("/m/<<"));
+}
+
+TEST_CASE("a merge value that is not a map or a list of maps is an error at the << key, as in kubectl",
+          "[yaml][yaml_merge]") {
+  // Given the files kubectl refuses with "map merge requires map or sequence of maps as the value", we should
+  // refuse them too, naming the file and the line of the << key.
+  const std::vector<std::tuple<std::string, int, std::string>> cases{
+      {"invalid_scalar.yaml", 8, "an alias to the scalar \"web\""},
+      {"invalid_list_with_scalar.yaml", 8, "a list holding the scalar \"plain\""},
+      {"invalid_alias_to_list.yaml", 10, "an alias to a list"},
+      {"invalid_null.yaml", 6, "null"},
+      {"invalid_list_in_list.yaml", 8, "a list holding a list"},
+  };
+  for (const auto& [file, line, found] : cases) {
+    INFO(file);
+    try {
+      parse_yaml_documents(merge_fixture(file), file);
+      FAIL("expected an error");
+    } catch (const InvalidInputError& error) {
+      REQUIRE(error.problems().size() == 1);
+      CHECK(std::string(error.what()) ==
+            file + ":" + std::to_string(line) +
+                ": the merge key << needs a map or a list of maps as its value, not " + found);
+    }
+  }
 }
 
 TEST_CASE("tags decide a scalar's type; unknown tags keep the text; tags on collections are ignored",
