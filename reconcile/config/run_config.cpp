@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <functional>
@@ -10,6 +11,7 @@
 #include <set>
 
 #include "model/error.hpp"
+#include "model/redaction.hpp"
 #include "model/yaml_document.hpp"
 
 namespace opctl::config {
@@ -169,6 +171,120 @@ void read_helm_chart(FieldReader& reader, HelmChart& chart, const std::string& p
         "must be a lowercase name of letters, digits and '-', at most 53 characters (as helm requires)");
 }
 
+const std::map<std::string, NotificationType> k_notification_types = {{"webhook", NotificationType::webhook},
+                                                                      {"slack", NotificationType::slack},
+                                                                      {"github", NotificationType::github},
+                                                                      {"gitlab", NotificationType::gitlab}};
+const std::map<std::string, NotificationTrigger> k_notification_triggers = {
+    {"failure", NotificationTrigger::failure},
+    {"change", NotificationTrigger::change},
+    {"success", NotificationTrigger::success},
+    {"always", NotificationTrigger::always}};
+
+bool is_http_url(const std::string& url) {
+  return url.starts_with("http://") || url.starts_with("https://");
+}
+
+// What an entry may hold depends on its type: a message goes to a URL, a
+// commit status to an API; GitHub and GitLab need a token, Slack's URL is one.
+void check_notification(FieldReader& reader, const Notification& entry, const std::string& pointer,
+                        const std::string& path) {
+  auto field_problem = [&](const std::string& field, const std::string& message) {
+    reader.problem(pointer + "/" + field, path + "." + field, message);
+  };
+  bool message_type = entry.type == NotificationType::webhook || entry.type == NotificationType::slack;
+  int urls = !entry.url.empty() + !entry.url_file.empty() + !entry.url_env.empty();
+  if (message_type && urls != 1)
+    reader.problem(pointer, path, "a webhook or slack entry needs exactly one of url, urlFile or urlEnv");
+  if (!message_type && urls != 0)
+    reader.problem(pointer, path, "a commit status goes to apiURL (the API's base URL), not url");
+  if (!entry.url.empty() && !is_http_url(entry.url))
+    field_problem("url", "must be an http:// or https:// URL");
+  if (!entry.url.empty() && model::url_has_credentials(entry.url))
+    field_problem("url", "carries a credential: put the URL in a file (urlFile) or a variable (urlEnv)");
+  if (entry.type == NotificationType::slack && entry.url.find("hooks.slack.com/") != std::string::npos)
+    field_problem("url",
+                  "a Slack webhook URL is a credential: put it in a file (urlFile) or a variable (urlEnv)");
+  if (!entry.api_url.empty() && !is_http_url(entry.api_url))
+    field_problem("apiURL", "must be an http:// or https:// URL");
+  if (message_type && !entry.api_url.empty()) field_problem("apiURL", "is for github and gitlab entries");
+  int tokens = !entry.token_file.empty() + !entry.token_env.empty();
+  if (tokens > 1) reader.problem(pointer, path, "give at most one of tokenFile or tokenEnv");
+  if (!message_type && tokens != 1)
+    reader.problem(pointer, path, "a commit status needs a token: tokenFile or tokenEnv");
+  if (entry.type == NotificationType::slack && tokens != 0)
+    reader.problem(pointer, path, "a Slack webhook takes no token: its URL is the credential");
+  if (message_type && !entry.repository.empty())
+    field_problem("repository", "is for github and gitlab entries");
+  if (entry.type != NotificationType::slack && !entry.channel.empty())
+    field_problem("channel", "is for slack entries");
+  if (entry.type == NotificationType::github && !entry.repository.empty() &&
+      std::count(entry.repository.begin(), entry.repository.end(), '/') != 1)
+    field_problem("repository", "must be owner/name");
+  if (entry.retries < 0 || entry.retries > 10) field_problem("retries", "must be between 0 and 10");
+  if (entry.timeout.count() < 1) field_problem("timeout", "must be at least 1s");
+}
+
+void read_notification(FieldReader& reader, Notification& entry, const std::string& pointer,
+                       const std::string& path) {
+  std::optional<std::string> type;
+  std::optional<std::chrono::seconds> timeout;
+  std::optional<int> retries;
+  std::vector<std::string> triggers;
+  bool triggers_given = false;
+  auto never_inline = [&](const std::string& instead) {
+    return [&reader, instead](const Json&, const std::string& field_pointer, const std::string& field_path) {
+      reader.problem(field_pointer, field_path,
+                     "a credential is never written in opctl.yaml (it would be in git and in the "
+                     "ConfigMap): use " +
+                         instead);
+    };
+  };
+  reader.read_map(pointer, path,
+                  {{"type", reader.into(type)},
+                   {"name", reader.into_string(entry.name)},
+                   {"url", reader.into_string(entry.url)},
+                   {"urlFile", reader.into_string(entry.url_file)},
+                   {"urlEnv", reader.into_string(entry.url_env)},
+                   {"apiURL", reader.into_string(entry.api_url)},
+                   {"repository", reader.into_string(entry.repository)},
+                   {"project", reader.into_string(entry.repository)},
+                   {"tokenFile", reader.into_string(entry.token_file)},
+                   {"tokenEnv", reader.into_string(entry.token_env)},
+                   {"token", never_inline("tokenFile or tokenEnv")},
+                   {"password", never_inline("tokenFile or tokenEnv")},
+                   {"context", reader.into_string(entry.context)},
+                   {"targetURL", reader.into_string(entry.target_url)},
+                   {"channel", reader.into_string(entry.channel)},
+                   {"on",
+                    [&](const Json& value, const std::string& field_pointer, const std::string& field_path) {
+                      triggers_given = true;
+                      reader.into_strings(triggers)(value, field_pointer, field_path);
+                    }},
+                   {"timeout", reader.into(timeout)},
+                   {"retries", reader.into(retries)}});
+  entry.line = reader.line_of(pointer);
+  if (timeout) entry.timeout = *timeout;
+  if (retries) entry.retries = *retries;
+  auto found_type = type ? k_notification_types.find(*type) : k_notification_types.end();
+  if (found_type == k_notification_types.end())
+    return reader.problem(pointer + "/type", path + ".type", "must be webhook, slack, github or gitlab");
+  entry.type = found_type->second;
+  if (triggers_given) {
+    entry.triggers.clear();
+    for (const auto& trigger : triggers) {
+      auto found = k_notification_triggers.find(trigger);
+      if (found == k_notification_triggers.end())
+        reader.problem(pointer + "/on", path + ".on",
+                       fmt::format("\"{}\" is not failure, change, success or always", trigger));
+      else
+        entry.triggers.push_back(found->second);
+    }
+    if (triggers.empty()) reader.problem(pointer + "/on", path + ".on", "must name at least one trigger");
+  }
+  check_notification(reader, entry, pointer, path);
+}
+
 void read_spec(FieldReader& reader, RunConfig& config) {
   std::optional<std::string> lease_duration;
   std::optional<bool> lease_enabled;
@@ -266,6 +382,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
           if (duration) config.lease_duration = *duration;
         }},
        {"helm", reader.into_list<HelmChart>(config.helm, read_helm_chart)},
+       {"notifications", reader.into_list<Notification>(config.notifications, read_notification)},
        {"kinds",
         reader.into_list<HookKind>(config.kinds, [](FieldReader& r, HookKind& kind,
                                                     const std::string& pointer, const std::string& path) {
@@ -354,6 +471,20 @@ RunConfig parse_run_config(const std::string& text, const std::string& file) {
   read_spec(reader, config);
   if (!problems.empty()) throw InvalidInputError(std::move(problems));
   return config;
+}
+
+const char* to_string(NotificationType type) {
+  switch (type) {
+    case NotificationType::webhook:
+      return "webhook";
+    case NotificationType::slack:
+      return "slack";
+    case NotificationType::github:
+      return "github";
+    case NotificationType::gitlab:
+      return "gitlab";
+  }
+  return "webhook";
 }
 
 std::string set_object_name(const std::string& config_name) {

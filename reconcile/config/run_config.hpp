@@ -80,6 +80,30 @@ struct RequestRate {
   bool operator==(const RequestRate&) const = default;
 };
 
+// spec.notifications: where a pass's result is sent (reconcile/notify/). A
+// credential is never written here: tokenFile/tokenEnv (and urlFile/urlEnv,
+// for a Slack URL, which is one) name where it is read at send time.
+enum class NotificationType { webhook, slack, github, gitlab };
+enum class NotificationTrigger { failure, change, success, always };
+
+struct Notification {
+  NotificationType type = NotificationType::webhook;
+  std::string name;                    // for messages; empty: the type
+  std::string url, url_file, url_env;  // webhook, slack: exactly one
+  std::string api_url;                 // github, gitlab; empty: derived from the source's host
+  std::string repository;              // github owner/repo, gitlab project path or id; empty: derived
+  std::string token_file, token_env;   // at most one (github, gitlab: exactly one; slack: none)
+  std::string context;                 // commit status context/name; empty: opctl/<set name>
+  std::string target_url;              // commit status link, or the link in a message
+  std::string channel;                 // slack: overrides the webhook's channel
+  std::vector<NotificationTrigger> triggers = {NotificationTrigger::failure, NotificationTrigger::change};
+  std::chrono::seconds timeout{10};  // per attempt
+  int retries = 2;                   // after a network error, HTTP 429 or 5xx
+  int line = 0;                      // where the entry starts, for messages
+};
+
+const char* to_string(NotificationType type);
+
 struct RunConfig {
   std::string file;                        // where it was read from; empty when there is none
   std::string name;                        // metadata.name; empty when not given (the set is unnamed)
@@ -103,6 +127,7 @@ struct RunConfig {
   bool lease_enabled = true;
   std::vector<HookKind> kinds;
   std::vector<HelmChart> helm;
+  std::vector<Notification> notifications;
 };
 
 // The name of a set's ApplySet parent Secret and of its Lease, both in

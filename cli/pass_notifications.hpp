@@ -1,0 +1,21 @@
+// After a pass: its result to opctl.yaml's spec.notifications (see
+// reconcile/notify/). A notification that fails is a warning line; the exit
+// code stays the pass's.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "apply/pass_report.hpp"
+#include "common_options.hpp"
+#include "source/desired_source.hpp"
+
+namespace opctl::cli {
+
+// Nothing for a dry run. Entries of an opctl.yaml read from a git source's
+// commit are not sent (a commit could point a tokenEnv at any URL): they
+// belong in a -f file.
+void notify_pass(const CommonOptions& options, const apply::PassReport& report,
+                 const source::SourceRevision& revision, const std::function<void(const std::string&)>& warn);
+
+}  // namespace opctl::cli

@@ -1,0 +1,34 @@
+// The one side effect of a notification: an HTTP POST of a JSON body. Behind
+// an interface so the notifier's retries and warnings are tested without a
+// network; curl_poster.cpp is the real one (one libcurl easy handle per call:
+// a pass sends a handful, so no connection pool).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opctl::notify {
+
+struct HttpRequest {
+  std::string url;
+  std::vector<std::string> headers;  // "Name: value"; may hold a credential, never printed
+  std::string body;                  // JSON
+};
+
+struct HttpResponse {
+  long status = 0;    // 0: no answer (see error)
+  std::string error;  // the transport's error: refused, timed out, TLS
+  std::string body;   // the start of the answer, for a warning
+};
+
+class HttpPoster {
+ public:
+  virtual ~HttpPoster() = default;
+  virtual HttpResponse post(const HttpRequest& request, std::chrono::seconds timeout) = 0;
+};
+
+std::unique_ptr<HttpPoster> curl_poster();
+
+}  // namespace opctl::notify
