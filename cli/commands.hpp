@@ -14,6 +14,7 @@ void register_reconcile(CLI::App& app, CommandAction& action);
 void register_diff(CLI::App& app, CommandAction& action);
 void register_validate(CLI::App& app, CommandAction& action);
 void register_status(CLI::App& app, CommandAction& action);
+void register_tree(CLI::App& app, CommandAction& action);
 void register_crds(CLI::App& app, CommandAction& action);
 void register_backup(CLI::App& app, CommandAction& action);
 void register_promote(CLI::App& app, CommandAction& action);
