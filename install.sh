@@ -74,9 +74,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # psycopg2 (libpq, as an application connects): the HA suite's long-lived client session and its watcher.
-if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml, psycopg2' >/dev/null 2>&1; then
-  echo "install.sh: installing pytest, PyYAML and psycopg2" >&2
-  python3 -m pip install -q pytest pyyaml psycopg2-binary
+# prometheus_client: its text-format parser reads what --metrics-file and --metrics-push write (test_metrics.py).
+if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml, psycopg2, prometheus_client' >/dev/null 2>&1; then
+  echo "install.sh: installing pytest, PyYAML, psycopg2 and prometheus_client" >&2
+  python3 -m pip install -q pytest pyyaml psycopg2-binary prometheus-client
 fi
 
 if [ "$with_testenv" = 1 ] || [ "$test_deps" = 1 ]; then

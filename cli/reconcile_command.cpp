@@ -22,6 +22,7 @@
 #include "pass_validation.hpp"
 #include "progress.hpp"
 #include "report_file.hpp"
+#include "run_metrics_recorder.hpp"
 #include "set_lease.hpp"
 #include "stop_signals.hpp"
 #include "terminal.hpp"
@@ -34,6 +35,7 @@ struct ReconcileOptions {
   bool dry_run = false;
   std::string output = "text";
   std::string report_file;
+  MetricsOptions metrics;  // --metrics-file, --metrics-push
 };
 
 // The pass's options from the settings (flags over opctl.yaml, resolved by common_options) and the
@@ -111,7 +113,7 @@ int set_not_loaded(const ReconcileOptions& options, const Error& error, ClusterC
   return code;
 }
 
-int run_reconcile(ReconcileOptions& options) {
+int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
   std::pair<source::SourceRevision, std::vector<model::Object>> manifests;
@@ -142,7 +144,9 @@ int run_reconcile(ReconcileOptions& options) {
   // Installed before the Lease is taken, so a signal never leaves it held.
   StopSignals signals;
   pass.stop_requested = [&signals] { return signals.requested(); };
+  auto asked = std::chrono::steady_clock::now();
   std::unique_ptr<apply::LeaseLock> lease = take_lease(options, desired, pass);
+  if (lease) metrics.lease_taken(asked);
 
   Palette palette{use_color(common.no_color)};
   bool text = options.output == "text";
@@ -176,6 +180,7 @@ int run_reconcile(ReconcileOptions& options) {
   progress.clear();
   desired.connection.client->set_write_gate(nullptr);
   lease.reset();
+  metrics.pass_done(report, *desired.connection.client, pass.events.on_warning);
 
   model::Json json = render_pass_json(report, desired.revision);
   if (options.output == "json") {
@@ -190,6 +195,27 @@ int run_reconcile(ReconcileOptions& options) {
   notify_pass(common, report, desired.revision, pass.events.on_warning);
   if (report.result == apply::PassResult::interrupted) return signals.exit_code();
   return exit_code_for(report.result);
+}
+
+// The pass, and its metrics whatever its end: a run that fails or stops before its pass writes them too.
+int run_reconcile(ReconcileOptions& options) {
+  RunMetricsRecorder metrics(options.metrics);
+  auto warn = [&](const std::string& line) {
+    if (!options.common.quiet) std::cerr << "warning: " << line << "\n";
+  };
+  int code = 0;
+  try {
+    code = run_pass(options, metrics);
+  } catch (const Error& error) {
+    try {
+      metrics.publish(options.common.config.name, cli::exit_code_for(error.category()), warn);
+    } catch (const Error& also) {
+      warn(also.what());  // the run's own error is the one to report
+    }
+    throw;
+  }
+  metrics.publish(options.common.config.name, code, warn);
+  return code;
 }
 
 }  // namespace
@@ -223,6 +249,7 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();
   command->add_option("--report", options->report_file, "Also write the JSON run report to this file");
+  add_metrics_flags(*command, options->metrics);
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_reconcile(*options); }; });
 }

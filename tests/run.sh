@@ -48,6 +48,7 @@ tests/testenv/build.sh
 echo "== programs the tests use, from the Go module proxy (cached after the first build)"
 tests/tools/build.sh sops >/dev/null
 tests/tools/build.sh helm >/dev/null
+tests/tools/build.sh pushgateway >/dev/null
 
 echo "== node images from Debian's packages and deploy/Dockerfile (cached by content)"
 tests/testenv/images/build.sh

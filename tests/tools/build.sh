@@ -11,7 +11,9 @@ case "${1:-}" in
   sops) module=github.com/getsops/sops/v3/cmd/sops version=v3.13.3 ;;
   # Helm 3, to render the charts opctl reads as a source (helm template).
   helm) module=helm.sh/helm/v3/cmd/helm version=v3.22.0 ;;
-  *) echo "usage: tests/tools/build.sh sops|helm" >&2; exit 2 ;;
+  # The Prometheus Pushgateway, which `opctl reconcile --metrics-push` sends to.
+  pushgateway) module=github.com/prometheus/pushgateway version=v1.11.5 ;;
+  *) echo "usage: tests/tools/build.sh sops|helm|pushgateway" >&2; exit 2 ;;
 esac
 name=$1
 
