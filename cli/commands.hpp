@@ -22,5 +22,7 @@ void register_install(CLI::App& app, CommandAction& action);
 void register_fetch(CLI::App& app, CommandAction& action);
 void register_completion(CLI::App& app, CommandAction& action);
 void register_instance(CLI::App& app, CommandAction& action);
+void register_history(CLI::App& app, CommandAction& action);
+void register_rollback(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

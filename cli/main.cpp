@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   cli::register_validate(app, action);
   cli::register_status(app, action);
   cli::register_tree(app, action);
+  cli::register_history(app, action);
+  cli::register_rollback(app, action);
   cli::register_crds(app, action);
   cli::register_backup(app, action);
   cli::register_promote(app, action);

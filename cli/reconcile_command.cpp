@@ -21,6 +21,7 @@
 #include "pass_render.hpp"
 #include "pass_validation.hpp"
 #include "progress.hpp"
+#include "reconcile_run.hpp"
 #include "report_file.hpp"
 #include "run_metrics_recorder.hpp"
 #include "set_lease.hpp"
@@ -29,14 +30,6 @@
 
 namespace opctl::cli {
 namespace {
-
-struct ReconcileOptions {
-  CommonOptions common;
-  bool dry_run = false;
-  std::string output = "text";
-  std::string report_file;
-  MetricsOptions metrics;  // --metrics-file, --metrics-push
-};
 
 // The pass's options from the settings (flags over opctl.yaml, resolved by common_options) and the
 // set.
@@ -117,10 +110,18 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
   std::pair<source::SourceRevision, std::vector<model::Object>> manifests;
+  // The pin, as the set's parent records it, decides the commit loaded (set_pin_plan.hpp).
+  PinPlan pin = plan_pin(options.common, options.pin);
   try {
     manifests = load_manifests(options.common);
+    if (!pin.planned && common.set_named) {  // named by an opctl.yaml in the source
+      pin = plan_pin(options.common, options.pin);
+      if (pin.reload) manifests = load_manifests(options.common);
+    }
+    complete_pin_plan(pin, common, options.pin, manifests.first);
   } catch (const Error& error) {
-    if (error.category() == ErrorCategory::lock_held) throw;
+    // A rollback that cannot load its revision is the user's to fix; the set runs on as it was.
+    if (error.category() == ErrorCategory::lock_held || options.pin.rollback() || options.pin.unpin) throw;
     return set_not_loaded(options, error, nullptr);
   }
   require_named_set_for_prune(common);  // after an opctl.yaml inside the source was read
@@ -139,6 +140,9 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   }
   CustomKinds& custom_kinds = *checked_kinds;
   apply::PassOptions pass = pass_options(options, desired);
+  pass.pin = pin.action;
+  pass.origin = run_origin(desired.revision, pin, options.pin);
+  if (!pin.note.empty() && !common.quiet) std::cerr << pin.note << "\n";
   forget_field_lines(desired.objects);  // checked: custom_kinds keeps its own copies
 
   // Installed before the Lease is taken, so a signal never leaves it held.
@@ -183,10 +187,13 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   metrics.pass_done(report, *desired.connection.client, pass.events.on_warning);
 
   model::Json json = render_pass_json(report, desired.revision);
+  json["pin"] = pin.report;
+  if (!pin.note.empty()) json["pin"]["note"] = pin.note;
   if (options.output == "json") {
     std::cout << json.dump(2) << "\n";
   } else if (options.output == "markdown") {
     std::cout << render_pass_markdown(report, desired.revision);
+    if (!pin.note.empty()) std::cout << "\n> " << pin.note << "\n";
   } else {
     if (!report.message.empty()) std::cerr << palette.red("error: " + report.message) << "\n";
     std::cout << pass_summary(report) << "\n";
@@ -196,6 +203,8 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   if (report.result == apply::PassResult::interrupted) return signals.exit_code();
   return exit_code_for(report.result);
 }
+
+}  // namespace
 
 // The pass, and its metrics whatever its end: a run that fails or stops before its pass writes them too.
 int run_reconcile(ReconcileOptions& options) {
@@ -218,7 +227,24 @@ int run_reconcile(ReconcileOptions& options) {
   return code;
 }
 
-}  // namespace
+void add_reconcile_flags(CLI::App& command, ReconcileOptions& options) {
+  add_source_flags(command, options.common);
+  add_cluster_flags(command, options.common);
+  add_change_flags(command, options.common);
+  add_set_flags(command, options.common);
+  add_take_over_flag(command, options.common);
+  add_pass_flags(command, options.common);
+  add_prune_guard_flags(command, options.common);
+  command.add_flag("--dry-run", options.dry_run,
+                   "Show the plan (create, configure, prune) without changing anything");
+  add_keep_running_flag(command, options.common);
+  command.add_option("-o,--output", options.output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  command.add_option("--report", options.report_file, "Also write the JSON run report to this file");
+  add_metrics_flags(command, options.metrics);
+  add_output_flags(command, options.common);
+}
 
 void register_reconcile(CLI::App& app, CommandAction& action) {
   auto options = std::make_shared<ReconcileOptions>();
@@ -235,22 +261,7 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
       "  opctl reconcile --path manifests-example/\n"
       "  opctl reconcile --repo https://git.example/ops.git --path prod --prune --wait --timeout 10m\n"
       "  opctl reconcile -f opctl.yaml --dry-run\n");
-  add_source_flags(*command, options->common);
-  add_cluster_flags(*command, options->common);
-  add_change_flags(*command, options->common);
-  add_set_flags(*command, options->common);
-  add_take_over_flag(*command, options->common);
-  add_pass_flags(*command, options->common);
-  add_prune_guard_flags(*command, options->common);
-  command->add_flag("--dry-run", options->dry_run,
-                    "Show the plan (create, configure, prune) without changing anything");
-  add_keep_running_flag(*command, options->common);
-  command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
-  command->add_option("--report", options->report_file, "Also write the JSON run report to this file");
-  add_metrics_flags(*command, options->metrics);
-  add_output_flags(*command, options->common);
+  add_reconcile_flags(*command, *options);
   command->callback([options, &action] { action = [options] { return run_reconcile(*options); }; });
 }
 

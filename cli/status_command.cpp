@@ -6,6 +6,7 @@
 #include "apply/applyset_store.hpp"
 #include "apply/lease_lock.hpp"
 #include "apply/prune_limits.hpp"
+#include "apply/set_pin.hpp"
 #include "apply/set_source.hpp"
 #include "build_info.hpp"
 #include "commands.hpp"
@@ -66,6 +67,8 @@ int run_status(StatusOptions& options) {
 
   Json status = {{"applySet", {{"parent", parent.qualified_name()}, {"id", parent.id()}}},
                  {"lease", lease_status(client, config)}};
+  auto pin = apply::SetPin::of(parent_object);
+  status["pin"] = pin ? pin->to_json() : Json();
   // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
   apply::LiveStateOptions read;
   read.keep_custom_resource_status = true;  // their Ready condition, below
@@ -141,6 +144,11 @@ int run_status(StatusOptions& options) {
                     ? fmt::format("Lease: held by {} (renewed {})\n", lease["holder"].get<std::string>(),
                                   lease["renewTime"].get<std::string>())
                     : std::string("Lease: free\n"));
+  if (pin)
+    std::cout << fmt::format(
+        "Pinned: at {} (rollback to {} by {} at {}{}); {}\n", pin->commit.substr(0, 7), pin->revision,
+        pin->by, pin->time, pin->until_new_commit ? ", until a new commit" : "",
+        "opctl rollback --unpin follows " + (pin->ref.empty() ? "its ref" : pin->ref) + " again");
   if (status["lastRun"].is_object()) {
     const Json& run = status["lastRun"];
     std::cout << fmt::format(

@@ -32,6 +32,7 @@ class PassExecutor {
     report_.started = clock_.wall_now();
     report_.dry_run = options_.dry_run;
     auto started = clock_.steady_now();
+    started_ = started;
     plan::label_members(objects, options_.applyset);
     plan::PlanOptions plan_options{options_.apply.field_manager, options_.ignore_rules, options_.prune,
                                    options_.wait, options_.skip_health};
@@ -54,6 +55,7 @@ class PassExecutor {
     // One outcome per step (custom kinds may add theirs), sized once: at
     // 20,000 objects doubling cost ~10 MiB at the end of a pass.
     report_.outcomes.reserve(plan_.steps.size());
+    check_pin_unchanged(parent, options_.pin, options_.applyset.qualified_name());
     check_set_source(parent);
     if (options_.prune) check_prune_volume(parent, member_count);
     PassExecution pass{client_, options_, clock_, plan_, live_, log_, started + options_.timeout};
@@ -98,6 +100,7 @@ class PassExecutor {
     // still finds what it applied when the next pass prunes; the run records
     // are carried as they are.
     RunRecords records = RunRecords::of(parent);
+    records.pin = pin_after(records.pin, options_.pin);
     Json written = store_.write(previous_.merged_with(current_), records);
     EventSubject subject{"Secret", options_.applyset.name, options_.applyset.namespace_name,
                          written.is_object() ? written.value("/metadata/uid"_json_pointer, "") : ""};
@@ -120,6 +123,9 @@ class PassExecutor {
         pruned && pruned->all_deleted ? current_.merged_with(pruned->kept) : previous_.merged_with(current_);
     records.last_run = last_run_record(report_, options_.revision, clock_.wall_now());
     if (report_.result == PassResult::succeeded) records.last_success = records.last_run;
+    auto duration = std::chrono::duration_cast<std::chrono::milliseconds>(clock_.steady_now() - started_);
+    records.history = append_history(parse_history(records.history, RunRecords::of(parent).last_run),
+                                     history_entry(report_, options_.origin, duration));
     store_.write(inventory, records);
     record_pass_finished(events_, subject, report_, options_.revision);
   }
@@ -134,6 +140,7 @@ class PassExecutor {
   LiveState live_;
   plan::PassPlan plan_;
   plan::ApplySetInventory previous_, current_;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace

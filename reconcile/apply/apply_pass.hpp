@@ -12,6 +12,8 @@
 
 #include "apply/pass_report.hpp"
 #include "apply/prune_limits.hpp"
+#include "apply/run_history.hpp"
+#include "apply/set_pin.hpp"
 #include "diff/ignore_rules.hpp"
 #include "kube/api_client.hpp"
 #include "model/clock.hpp"
@@ -51,6 +53,10 @@ struct PassOptions {
   plan::ApplySetParent applyset;
   std::string tooling;   // applyset.kubernetes.io/tooling, "opctl/<version>"
   std::string revision;  // recorded as the last run
+  RunOrigin origin;      // recorded in the set's history (run_history.hpp)
+  // The set's pin (set_pin.hpp): kept, set by a rollback, or lifted; recorded
+  // with the inventory before anything changes.
+  PinAction pin;
   PassEvents events;
   // Runs after the waves and prune (never in a dry run, nor once the pass is
   // interrupted), before the last run is recorded: the custom-kind

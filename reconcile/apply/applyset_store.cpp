@@ -4,6 +4,8 @@
 
 #include <iterator>
 
+#include "apply/run_history.hpp"
+#include "apply/set_pin.hpp"
 #include "apply/set_source.hpp"
 #include "plan/kind_scopes.hpp"
 #include "plan/prune_set.hpp"
@@ -52,13 +54,16 @@ std::optional<Json> ApplySetStore::read() {
 RunRecords RunRecords::of(const std::optional<Json>& parent) {
   if (!parent) return {};
   const Json annotations = (*parent)["metadata"].value("annotations", Json::object());
-  return {annotations.value(k_last_run_annotation, ""), annotations.value(k_last_success_annotation, "")};
+  return {annotations.value(k_last_run_annotation, ""), annotations.value(k_last_success_annotation, ""),
+          annotations.value(k_history_annotation, ""), annotations.value(k_pin_annotation, "")};
 }
 
 Json ApplySetStore::write(const plan::ApplySetInventory& inventory, const RunRecords& records) {
   model::Object object = plan::applyset_parent_object(parent_, inventory, tooling_);
   if (!records.last_run.empty()) object.set_annotation(k_last_run_annotation, records.last_run);
   if (!records.last_success.empty()) object.set_annotation(k_last_success_annotation, records.last_success);
+  if (!records.history.empty()) object.set_annotation(k_history_annotation, records.history);
+  if (!records.pin.empty()) object.set_annotation(k_pin_annotation, records.pin);
   if (!source_.empty()) object.set_annotation(k_set_source_annotation, source_);
   kube::ApplyOptions options;
   options.force = true;  // the parent is opctl's own bookkeeping

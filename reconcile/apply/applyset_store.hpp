@@ -16,11 +16,14 @@ inline constexpr const char* k_last_run_annotation = "opctl.io/last-run";
 inline constexpr const char* k_last_success_annotation = "opctl.io/last-successful-run";
 
 // The parent's run records, JSON texts ("" = none): the latest run whatever
-// its result (interrupted included), and the latest that succeeded. Every
+// its result (interrupted included), the latest that succeeded, the
+// history of runs and the pin. Every
 // write of the parent carries both, or server-side apply would drop them.
 struct RunRecords {
   std::string last_run;
   std::string last_success;
+  std::string history;  // opctl.io/history (run_history.hpp)
+  std::string pin;      // opctl.io/pinned (set_pin.hpp)
 
   static RunRecords of(const std::optional<model::Json>& parent);
 };

@@ -13,8 +13,8 @@ import yaml
 from git_servers import Upstream
 
 ROOT = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
-SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "install", "crds", "backup", "promote", "fetch",
-               "version", "completion", "instance run", "instance ready"]
+SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "history", "rollback", "install", "crds", "backup",
+               "promote", "fetch", "version", "completion", "instance run", "instance ready"]
 
 
 def run(cluster, *args):
