@@ -142,6 +142,7 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   apply::PassOptions pass = pass_options(options, desired);
   pass.pin = pin.action;
   pass.origin = run_origin(desired.revision, pin, options.pin);
+  if (options.dry_run && options.pin.rollback()) pin.note += "; a dry run pins nothing";
   if (!pin.note.empty() && !common.quiet) std::cerr << pin.note << "\n";
   forget_field_lines(desired.objects);  // checked: custom_kinds keeps its own copies
 

@@ -20,6 +20,7 @@
 #include "plan/pass_plan.hpp"
 #include "plan/prune_set.hpp"
 #include "plan_render.hpp"
+#include "set_pin_plan.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -58,7 +59,14 @@ Json ready_condition(const Json& live) {
 
 int run_status(StatusOptions& options) {
   finish_source_options(options.common);
-  DesiredSet desired = load_desired_set(options.common);
+  // The set as its next pass would load it: at the pinned commit while a rollback pins it.
+  PinPlan pin_plan = plan_pin(options.common, {});
+  auto [revision, objects] = load_manifests(options.common);
+  if (!pin_plan.planned && options.common.set_named) {  // named by an opctl.yaml in the source
+    pin_plan = plan_pin(options.common, {});
+    if (pin_plan.reload) std::tie(revision, objects) = load_manifests(options.common);
+  }
+  DesiredSet desired = connect_desired_set(options.common, std::move(revision), std::move(objects));
   const auto& config = options.common.config;
   auto& client = *desired.connection.client;
   plan::ApplySetParent parent = applyset_parent_of(config);
@@ -69,6 +77,7 @@ int run_status(StatusOptions& options) {
                  {"lease", lease_status(client, config)}};
   auto pin = apply::SetPin::of(parent_object);
   status["pin"] = pin ? pin->to_json() : Json();
+  if (pin && pin_plan.report.is_object()) status["pin"]["headCommit"] = pin_plan.head_commit;
   // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
   apply::LiveStateOptions read;
   read.keep_custom_resource_status = true;  // their Ready condition, below

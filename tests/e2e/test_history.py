@@ -122,7 +122,11 @@ def test_three_passes_recorded_and_a_rollback_that_the_next_tick_keeps(cluster, 
     read_args = [a for a in args if a != "--prune"]
     status = cluster.opctl("status", *read_args, "-o", "json")
     assert status.returncode == 0, status.stderr
-    assert json.loads(status.stdout)["pin"]["commit"] == commits[0]
+    status_json = json.loads(status.stdout)
+    assert status_json["pin"]["commit"] == commits[0]
+    assert status_json["pin"]["headCommit"] == fourth
+    # Drift and the next pass are judged against the pinned commit, as the next pass loads it: in sync.
+    assert status_json["drift"] == [], status_json["drift"]
     status_text = cluster.opctl("status", *read_args)
     assert "Pinned: at " + commits[0][:7] in status_text.stdout
 
