@@ -242,6 +242,11 @@ void register_install(CLI::App& app, CommandAction& action) {
       "--sops-age-secret", options->install.sops_age_secret,
       "Name of an existing Secret whose key age.agekey holds the age identity that decrypts the "
       "source's SOPS files, mounted into the CronJob; its content is never read");
+  command->add_option(
+      "--notify-secret", options->install.notify_secret,
+      "Name of an existing Secret with the credentials of opctl.yaml's notifications, mounted into the "
+      "CronJob at /etc/opctl/notify (point tokenFile/urlFile at /etc/opctl/notify/KEY); its content is "
+      "never read");
   command->add_flag("--apply", options->apply,
                     "Server-side apply the objects (field manager opctl) instead of printing them");
   command->add_option("-o,--output", options->output, "Output format when printing")

@@ -9,6 +9,7 @@ namespace opctl::cli {
 namespace {
 
 constexpr std::size_t k_failures_sent = 5;
+constexpr std::size_t k_message_sent = 2000;  // a load error lists every problem
 
 notify::PassEvent pass_event(const CommonOptions& options, const apply::PassReport& report,
                              const source::SourceRevision& revision) {
@@ -39,13 +40,10 @@ bool config_from_commit(const CommonOptions& options) {
   return options.config_file.empty() && !options.source.repo.empty() && !options.config.file.empty();
 }
 
-}  // namespace
-
-void notify_pass(const CommonOptions& options, const apply::PassReport& report,
-                 const source::SourceRevision& revision,
-                 const std::function<void(const std::string&)>& warn) {
+void send(const CommonOptions& options, const notify::PassEvent& event,
+          const std::function<void(const std::string&)>& warn) {
   const auto& entries = options.config.notifications;
-  if (report.dry_run || entries.empty()) return;
+  if (entries.empty()) return;
   if (config_from_commit(options)) {
     warn(options.config.file +
          ": spec.notifications of an opctl.yaml inside a git source are not sent (the commit could send "
@@ -64,7 +62,39 @@ void notify_pass(const CommonOptions& options, const apply::PassReport& report,
   };
   notifier.on_warning = warn;
   if (options.verbose) notifier.on_sent = [](const std::string& line) { std::cerr << line << "\n"; };
-  notify::send_notifications(entries, pass_event(options, report, revision), notifier);
+  notify::send_notifications(entries, event, notifier);
+}
+
+}  // namespace
+
+void notify_pass(const CommonOptions& options, const apply::PassReport& report,
+                 const source::SourceRevision& revision,
+                 const std::function<void(const std::string&)>& warn) {
+  if (report.dry_run) return;
+  send(options, pass_event(options, report, revision), warn);
+}
+
+void notify_load_failure(const CommonOptions& options, const Error& error,
+                         const std::function<void(const std::string&)>& warn) {
+  if (options.config.notifications.empty()) return;
+  notify::PassEvent event;
+  event.set_name = options.set_named ? options.config.name : "";
+  event.result = apply::to_string(apply::PassResult::failed);
+  std::string message = error.what();
+  event.message = message.size() > k_message_sent ? message.substr(0, k_message_sent) + "..." : message;
+  event.started = std::chrono::system_clock::now();
+  if (error.category() == ErrorCategory::invalid_input) {
+    try {
+      source::SourceRevision revision = source::fetch_desired_source(options.source);
+      event.repo = revision.repo;
+      event.ref = revision.ref;
+      event.commit = revision.commit;
+      event.path = revision.path;
+    } catch (const Error&) {
+      // No commit to name: the message still goes out, a commit status is a warning.
+    }
+  }
+  send(options, event, warn);
 }
 
 }  // namespace opctl::cli

@@ -96,6 +96,9 @@ std::unique_ptr<apply::LeaseLock> take_lease(const ReconcileOptions& options, De
 int set_not_loaded(const ReconcileOptions& options, const Error& error, ClusterConnection* connection) {
   int code = print_error(error);
   if (options.dry_run) return code;
+  notify_load_failure(options.common, error, [&options](const std::string& line) {
+    if (!options.common.quiet) std::cerr << "warning: " << line << "\n";
+  });
   const CommonOptions& common = options.common;
   if (auto why = why_not_keep_running(common); !why.empty()) {
     if (common.verbose)

@@ -48,6 +48,9 @@ Json volumes(const InstallOptions& options) {
         {{"name", "verify"},
          {"secret", {{"secretName", options.verify_secret}, {"defaultMode", 0440}, {"items", items}}}});
   }
+  if (!options.notify_secret.empty())
+    list.push_back(
+        {{"name", "notify"}, {"secret", {{"secretName", options.notify_secret}, {"defaultMode", 0440}}}});
   return list;
 }
 
@@ -63,6 +66,8 @@ Json volume_mounts(const InstallOptions& options) {
     list.push_back({{"name", "sops-age"}, {"mountPath", k_sops_age_dir}, {"readOnly", true}});
   if (!options.verify_secret.empty())
     list.push_back({{"name", "verify"}, {"mountPath", k_verify_dir}, {"readOnly", true}});
+  if (!options.notify_secret.empty())
+    list.push_back({{"name", "notify"}, {"mountPath", k_notify_dir}, {"readOnly", true}});
   return list;
 }
 

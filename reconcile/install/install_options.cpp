@@ -50,6 +50,9 @@ std::vector<Problem> option_problems(const InstallOptions& options) {
     problems.push_back({"", 0, "--verify-commits",
                         "the CronJob's runs would not verify: give --verify-secret NAME, a Secret holding "
                         "allowed_signers and/or keyring.gpg"});
+  if (!options.notify_secret.empty() && !is_dns_subdomain(options.notify_secret))
+    problems.push_back(
+        {"", 0, "--notify-secret", "\"" + options.notify_secret + "\" is not a valid Secret name"});
   if (!options.sops_age_secret.empty() && !is_dns_subdomain(options.sops_age_secret))
     problems.push_back(
         {"", 0, "--sops-age-secret", "\"" + options.sops_age_secret + "\" is not a valid Secret name"});

@@ -31,6 +31,9 @@ struct InstallOptions {
   bool verify_commits = false;
   bool verify_ssh = false, verify_gpg = false;
   std::string verify_secret;
+  // A Secret (by name) holding the notifications' credentials (opctl.yaml's
+  // tokenFile and urlFile point into k_notify_dir); every key is a file.
+  std::string notify_secret;
 };
 
 // The paths inside the CronJob's container.
@@ -41,6 +44,7 @@ inline constexpr const char* k_sops_age_key = "age.agekey";
 inline constexpr const char* k_verify_dir = "/etc/opctl/verify";
 inline constexpr const char* k_allowed_signers_key = "allowed_signers";
 inline constexpr const char* k_gpg_keyring_key = "keyring.gpg";
+inline constexpr const char* k_notify_dir = "/etc/opctl/notify";
 inline constexpr const char* k_cache_dir = "/var/cache/opctl";
 
 // opctl.yaml for a set that has none: names the Lease and ApplySet parent

@@ -224,3 +224,25 @@ def test_a_pass_in_sync_and_a_failed_pass_notify_as_their_triggers_say(cluster, 
     [gitlab] = got["gitlab"]
     assert gitlab["path"].endswith(f"/statuses/{bad_sha}")
     assert gitlab["body"]["state"] == "failed"
+
+
+def test_a_set_that_cannot_load_is_a_failure_on_the_commit_that_broke_it(cluster, namespace, receiver, setup):
+    # Given a commit with a manifest that has no kind, we should exit 2, apply nothing, and still tell every
+    # receiver, with a failed commit status on that commit.
+    (setup["repo"] / "prod" / "broken.yaml").write_text(f"apiVersion: v1\nmetadata:\n  name: x\n  namespace: {namespace}\n")
+    git(setup["repo"], "-c", "user.name=t", "-c", "user.email=t@example.com", "add", ".")
+    git(setup["repo"], "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "broken")
+    sha = git(setup["repo"], "rev-parse", "HEAD")
+    result = run_pass(cluster, setup)
+    assert result.returncode == 2, result.stderr
+    assert not cluster.exists("configmap", "settings", "-n", namespace)
+    got = by_path(receiver.take())
+    hook = got["hook"][0]["body"]
+    assert (hook["result"], hook["severity"], hook["changed"]) == ("failed", "error", False)
+    assert "broken.yaml" in hook["message"]
+    assert hook["revision"]["commit"] == sha
+    assert got["slack"][0]["body"]["attachments"][0]["color"] == "danger"
+    [github] = got["github"]
+    assert github["path"] == f"/github/api/v3/repos/acme/ops/statuses/{sha}"
+    assert github["body"]["state"] == "failure"
+    assert got["gitlab"][0]["body"]["state"] == "failed"

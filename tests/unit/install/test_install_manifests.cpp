@@ -188,3 +188,24 @@ TEST_CASE("given --name we should pass it on to the CronJob's runs", "[install]"
   REQUIRE(found != args.end());
   CHECK(*(found + 1) == "shop");
 }
+
+TEST_CASE("given a notify secret we should mount all of it read-only at /etc/opctl/notify",
+          "[install][notify]") {
+  auto install = options();
+  install.notify_secret = "opctl-notify";
+  CHECK(opctl::install::option_problems(install).empty());
+  Json pod = opctl::install::cron_job(install)["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  Json volume;
+  for (const auto& found : pod["volumes"])
+    if (found["name"] == "notify") volume = found;
+  CHECK(volume["secret"] == Json::parse(R"({"secretName": "opctl-notify", "defaultMode": 288})"));
+  bool mounted_read_only = false;
+  for (const auto& mount : pod["containers"][0]["volumeMounts"])
+    if (mount["name"] == "notify")
+      mounted_read_only = mount["readOnly"] == true && mount["mountPath"] == "/etc/opctl/notify";
+  CHECK(mounted_read_only);
+  install.notify_secret = "Not_A_Name";
+  auto problems = opctl::install::option_problems(install);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "--notify-secret");
+}
