@@ -146,6 +146,7 @@ def test_a_changing_pass_notifies_every_receiver_and_a_failed_send_is_a_warning(
     assert hook["method"] == "POST"
     assert hook["headers"]["authorization"] == "Bearer webhook-s3cret"
     assert hook["headers"]["content-type"] == "application/json"
+    assert "expect" not in hook["headers"], "a receiver that ignores Expect: 100-continue would cost a second"
     body = hook["body"]
     assert (body["set"], body["result"], body["severity"], body["changed"]) == (setup["set"], "succeeded", "info",
                                                                                  True)
