@@ -247,3 +247,33 @@ def test_a_set_that_cannot_load_is_a_failure_on_the_commit_that_broke_it(cluster
     assert github["path"] == f"/github/api/v3/repos/acme/ops/statuses/{sha}"
     assert github["body"]["state"] == "failure"
     assert got["gitlab"][0]["body"]["state"] == "failed"
+
+
+def test_notifications_of_an_opctl_yaml_inside_a_git_source_are_not_sent(cluster, namespace, receiver, tmp_path):
+    # Given a git source whose own opctl.yaml points a tokenEnv at a URL, we should apply the commit but send
+    # nothing (the commit could send any credential anywhere), and say why.
+    repo = tmp_path / "ops"
+    (repo / "prod").mkdir(parents=True)
+    (repo / "prod" / "settings.yaml").write_text(configmap("settings", namespace))
+    (repo / "prod" / "opctl.yaml").write_text(f"""apiVersion: opctl.io/v1alpha1
+kind: Config
+metadata:
+  name: {namespace}
+  namespace: {namespace}
+spec:
+  notifications:
+    - type: webhook
+      url: {receiver.url}/hook
+      tokenEnv: TEST_STOLEN_TOKEN
+      on: [always]
+""")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first")
+    result = cluster.reconcile("--repo", str(repo), "--path", "prod", "--cache-dir", str(tmp_path / "cache"),
+                               env={"TEST_STOLEN_TOKEN": "stolen-s3cret"})
+    assert result.returncode == 0, result.stderr
+    assert cluster.exists("configmap", "settings", "-n", namespace)
+    assert receiver.take() == []
+    assert "spec.notifications of an opctl.yaml inside a git source are not sent" in result.stderr
+    assert "stolen-s3cret" not in result.stdout + result.stderr
