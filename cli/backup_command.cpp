@@ -49,11 +49,11 @@ int run_backup(BackupOptions& options) {
                          namespace_name,
                          parent["metadata"].value("uid", ""),
                          backup::read_spec(parent["spec"]),
-                         kinds::k_default_postgres_image,
+                         kinds::postgres_image_or_default(options.common.default_postgres_image),
                          backup::RunAs{}};
   auto clusters = resource_or_fail(client, backup::k_cluster_kind);
   Json cluster = get_or_fail(client, clusters, namespace_name, input.spec.cluster);
-  input.image = backup::cluster_image(&cluster);
+  input.image = backup::cluster_image(&cluster, input.image);
   input.run_as = backup::cluster_run_as(&cluster);
 
   auto seconds =

@@ -207,6 +207,15 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
       .add_option("--exec-timeout", options.exec_timeout,
                   "How long a kubeconfig exec credential plugin may run before it is killed")
       ->capture_default_str();
+  // With the cluster flags: every command that runs or checks Clusters takes them (install carries
+  // opctl.yaml's spec.clusterDefaults into the CronJob instead).
+  command
+      .add_option("--default-postgres-image", options.default_postgres_image,
+                  "PostgreSQL image of a Cluster without spec.imageName, built from "
+                  "deploy/postgresql.Dockerfile and pushed where the nodes pull from (also: "
+                  "spec.clusterDefaults.imageName; default: ghcr.io/opctl/postgresql:15-0.1.0, which no "
+                  "public registry serves)")
+      ->type_name("IMAGE");
 }
 
 void add_change_flags(CLI::App& command, CommonOptions& options) {

@@ -29,6 +29,8 @@ struct CommonOptions {
   config::RequestRate qps;  // --qps auto (adaptive) unless a number is given
   int burst = kube::TransportOptions{}.burst;
   std::string exec_timeout = std::to_string(kube::k_default_exec_timeout_seconds) + "s";
+  // --default-postgres-image; empty: opctl.yaml's spec.clusterDefaults.imageName.
+  std::string default_postgres_image;
   std::string set_name;    // --name
   bool set_named = false;  // filled in by finish_source_options: --name or metadata.name was given
   bool take_over = false;  // --take-over

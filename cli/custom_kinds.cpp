@@ -1,12 +1,13 @@
 #include "custom_kinds.hpp"
 
+#include "kind_defaults.hpp"
 #include "kinds/kind_runner.hpp"
 
 namespace opctl::cli {
 
 CustomKinds::CustomKinds(const CommonOptions& options, const std::vector<model::Object>& objects,
                          const std::function<void(const std::string&)>& warn)
-    : registry_(kinds::make_registry(options.config.kinds)),
+    : registry_(run_registry(options)),
       clock_(std::make_unique<SystemClock>()),
       random_(kinds::system_random()) {
   auto findings = registry_.check(objects);

@@ -10,6 +10,7 @@
 #include "apply/applyset_store.hpp"
 #include "build_info.hpp"
 #include "config_values.hpp"
+#include "kind_defaults.hpp"
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_runner.hpp"
 #include "pass_render.hpp"
@@ -124,7 +125,7 @@ void keep_running(const CommonOptions& options, const KeepRunningOptions& keep) 
       connected = connect(options);
       connection = &connected;
     }
-    auto registry = kinds::make_registry(options.config.kinds);
+    auto registry = run_registry(options);
     // Discovery from the disk cache may predate the CRDs: a kind it lacks is asked of the server once.
     for (const auto& reconciler : registry.all())
       connection->mapper->find(reconciler->kind());

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "kind_defaults.hpp"
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
 #include "validate/kind_validator.hpp"
@@ -23,7 +24,7 @@ std::string schema_cache_dir() {
 void validate_for_pass(const CommonOptions& options, DesiredSet& desired) {
   validate::ClusterSchemaSource schemas(*desired.connection.transport, schema_cache_dir());
   schemas.load_index();
-  auto registry = kinds::make_registry(options.config.kinds);
+  auto registry = run_registry(options);
   auto validators = kinds::kind_validators(registry);
   validate::ValidateOptions validate_options;
   validate_options.known_crds = registry.custom_resource_definitions();

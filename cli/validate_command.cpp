@@ -12,6 +12,7 @@
 #include "common_options.hpp"
 #include "config/run_config.hpp"
 #include "exit_codes.hpp"
+#include "kind_defaults.hpp"
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
 #include "kube/api_error.hpp"
@@ -118,7 +119,7 @@ validate::ValidationReport run_checks(ValidateCommandOptions& options) {
   }
   SchemaWiring wiring = wire_schemas(options);
   // The custom kinds (built-in and opctl.yaml's hook kinds) check their own specs.
-  auto registry = kinds::make_registry(options.common.config.kinds);
+  auto registry = run_registry(options.common);
   auto validators = kinds::kind_validators(registry);
   validate::ValidateOptions validate_options;
   validate_options.known_crds = registry.custom_resource_definitions();

@@ -383,6 +383,13 @@ void read_spec(FieldReader& reader, RunConfig& config) {
         }},
        {"helm", reader.into_list<HelmChart>(config.helm, read_helm_chart)},
        {"notifications", reader.into_list<Notification>(config.notifications, read_notification)},
+       {"clusterDefaults",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
+          reader.read_map(pointer, path, {{"imageName", reader.into(config.cluster_defaults.image_name)}});
+          if (config.cluster_defaults.image_name && config.cluster_defaults.image_name->empty())
+            reader.problem(pointer + "/imageName", path + ".imageName",
+                           "must name an image (leave it out for the built-in default)");
+        }},
        {"kinds",
         reader.into_list<HookKind>(config.kinds, [](FieldReader& r, HookKind& kind,
                                                     const std::string& pointer, const std::string& path) {

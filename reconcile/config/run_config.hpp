@@ -104,6 +104,15 @@ struct Notification {
 
 const char* to_string(NotificationType type);
 
+// spec.clusterDefaults: what a Cluster resource that leaves a field out gets
+// at this site, set once here instead of in every Cluster.
+struct ClusterDefaults {
+  // The PostgreSQL image of a Cluster without spec.imageName (as
+  // --default-postgres-image); nullopt: the built-in name, which no public
+  // registry serves (deploy/postgresql.Dockerfile builds it).
+  std::optional<std::string> image_name;
+};
+
 struct RunConfig {
   std::string file;                        // where it was read from; empty when there is none
   std::string name;                        // metadata.name; empty when not given (the set is unnamed)
@@ -128,6 +137,7 @@ struct RunConfig {
   std::vector<HookKind> kinds;
   std::vector<HelmChart> helm;
   std::vector<Notification> notifications;
+  ClusterDefaults cluster_defaults;
 };
 
 // The name of a set's ApplySet parent Secret and of its Lease, both in

@@ -61,20 +61,20 @@ KindReconciler::SetFindings KindRegistry::check(const std::vector<model::Object>
   return findings;
 }
 
-KindRegistry builtin_registry() {
+KindRegistry builtin_registry(const BuiltinKindOptions& builtin) {
   KindRegistry registry;
-  registry.add(backup::make_backup_reconciler());
+  registry.add(backup::make_backup_reconciler(builtin.default_postgres_image));
 #ifdef OPCTL_HAS_CLUSTER_KIND
   {
     using namespace cluster;  // the factory may live in kinds or kinds::cluster
-    registry.add(make_cluster_reconciler());
+    registry.add(make_cluster_reconciler(builtin.default_postgres_image));
   }
 #endif
   return registry;
 }
 
-KindRegistry make_registry(const std::vector<config::HookKind>& hooks) {
-  KindRegistry registry = builtin_registry();
+KindRegistry make_registry(const std::vector<config::HookKind>& hooks, const BuiltinKindOptions& builtin) {
+  KindRegistry registry = builtin_registry(builtin);
   for (const auto& hook : hooks)
     registry.add(hook::make_hook_reconciler(hook));
   return registry;

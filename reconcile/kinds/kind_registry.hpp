@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "config/run_config.hpp"
@@ -31,11 +32,20 @@ class KindRegistry {
   std::vector<std::unique_ptr<KindReconciler>> reconcilers_;
 };
 
+// What a site decides for the built-in kinds: opctl.yaml's spec.clusterDefaults
+// and its flags, handed to the Cluster and Backup reconcilers.
+struct BuiltinKindOptions {
+  // The image of a Cluster without spec.imageName (and of its Backups'
+  // Jobs); empty: none set, k_default_postgres_image applies, with a warning.
+  std::string default_postgres_image;
+};
+
 // The built-in kinds (Backup; Cluster when built) and the config's hook kinds.
 // Throws InvalidInputError when a hook kind names a built-in kind.
-KindRegistry make_registry(const std::vector<config::HookKind>& hooks);
+KindRegistry make_registry(const std::vector<config::HookKind>& hooks,
+                           const BuiltinKindOptions& builtin = {});
 
 // Only the built-in kinds (opctl crds, opctl backup).
-KindRegistry builtin_registry();
+KindRegistry builtin_registry(const BuiltinKindOptions& builtin = {});
 
 }  // namespace opctl::kinds

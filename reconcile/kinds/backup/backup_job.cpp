@@ -59,12 +59,12 @@ const Json& cluster_spec(const Json* cluster) {
 
 }  // namespace
 
-std::string cluster_image(const Json* cluster) {
+std::string cluster_image(const Json* cluster, const std::string& default_image) {
   const Json& spec = cluster_spec(cluster);
   if (spec.contains("imageName") && spec["imageName"].is_string() &&
       !spec["imageName"].get<std::string>().empty())
     return spec["imageName"].get<std::string>();
-  return k_default_postgres_image;
+  return default_image;
 }
 
 RunAs cluster_run_as(const Json* cluster) {

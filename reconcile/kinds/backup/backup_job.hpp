@@ -44,8 +44,9 @@ struct JobInput {
   RunAs run_as;
 };
 
-// The image of a live Cluster (spec.imageName), or the default.
-std::string cluster_image(const model::Json* cluster);
+// The image of a live Cluster (spec.imageName), or `default_image` (the
+// site default or k_default_postgres_image), which its instances run then.
+std::string cluster_image(const model::Json* cluster, const std::string& default_image);
 // The user and group of a live Cluster's instances, or the defaults.
 RunAs cluster_run_as(const model::Json* cluster);
 

@@ -92,7 +92,8 @@ Observation observe(const Observed& observed, const std::string& name, const std
 
 class Pass {
  public:
-  Pass(const Observed& observed, Context& context) : observed_(observed), now_(context.clock.wall_now()) {}
+  Pass(const Observed& observed, Context& context, std::string default_image)
+      : observed_(observed), now_(context.clock.wall_now()), default_image_(std::move(default_image)) {}
 
   ReconcileResult run() {
     const Json& parent = observed_.parent;
@@ -105,15 +106,14 @@ class Pass {
       return degraded(previous_, "InvalidSpec", fmt::format("{}", fmt::join(lines, "; ")));
     }
     spec_ = read_spec(parent["spec"]);
-    input_ = {meta(parent, "name"),     meta(parent, "namespace"),
-              meta(parent, "uid"),      spec_,
-              k_default_postgres_image, RunAs{}};
+    input_ = {
+        meta(parent, "name"), meta(parent, "namespace"), meta(parent, "uid"), spec_, default_image_, RunAs{}};
     const Json* cluster = find_cluster();
     if (cluster == nullptr)
       return degraded(
           previous_, "ClusterNotFound",
           fmt::format("Cluster \"{}\" not found in namespace {}", spec_.cluster, input_.namespace_name));
-    input_.image = cluster_image(cluster);
+    input_.image = cluster_image(cluster, default_image_);
     input_.run_as = cluster_run_as(cluster);
     seen_ = observe(observed_, input_.backup_name, input_.backup_uid);
     apply_retention();
@@ -247,6 +247,7 @@ class Pass {
 
   const Observed& observed_;
   TimePoint now_;
+  std::string default_image_;  // of a Cluster without spec.imageName, resolved
   Json previous_;
   BackupSpec spec_;
   JobInput input_;
@@ -286,7 +287,7 @@ std::vector<RelatedRef> BackupReconciler::related(const Json& parent) const {
 }
 
 ReconcileResult BackupReconciler::reconcile(const Observed& observed, Context& context) {
-  return Pass(observed, context).run();
+  return Pass(observed, context, postgres_image_or_default(default_image_)).run();
 }
 
 std::vector<Problem> BackupReconciler::validate(const model::Object& object) const {
@@ -344,8 +345,8 @@ Json BackupReconciler::custom_resource_definition() const {
   return backup_crd();
 }
 
-std::unique_ptr<KindReconciler> make_backup_reconciler() {
-  return std::make_unique<BackupReconciler>();
+std::unique_ptr<KindReconciler> make_backup_reconciler(const std::string& default_image) {
+  return std::make_unique<BackupReconciler>(default_image);
 }
 
 std::optional<std::string> time_zone_advice(const std::string& schedule, const std::string& time_zone) {

@@ -16,6 +16,8 @@ inline const model::GroupVersionKind k_cluster_kind{"opctl.io", "v1alpha1", "Clu
 
 class BackupReconciler : public KindReconciler {
  public:
+  // `default_image`: the site default of a Cluster without spec.imageName (empty: the built-in name).
+  explicit BackupReconciler(std::string default_image = "") : default_image_(std::move(default_image)) {}
   model::GroupVersionKind kind() const override;
   std::vector<model::GroupVersionKind> child_kinds() const override;
   std::vector<RelatedRef> related(const model::Json& parent) const override;
@@ -24,9 +26,12 @@ class BackupReconciler : public KindReconciler {
   SetFindings check_in_set(const model::Object& object,
                            const std::vector<model::Object>& desired) const override;
   model::Json custom_resource_definition() const override;
+
+ private:
+  std::string default_image_;
 };
 
-std::unique_ptr<KindReconciler> make_backup_reconciler();
+std::unique_ptr<KindReconciler> make_backup_reconciler(const std::string& default_image = "");
 
 // Advice on a schedule and its retention (a schedule that fires more often
 // than the retention can hold, no retention at all); empty when none.

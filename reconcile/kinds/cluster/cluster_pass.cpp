@@ -41,10 +41,12 @@ ReconcileResult ClusterPass::run() {
       status_.data_image = spec_.image_name;
     status_.data_major = image_major_version(status_.data_image).value_or(spec_.major_version);
   }
-  if (observed_.finalizing)
+  if (observed_.finalizing) {
     finalize();
-  else
+  } else {
     reconcile_running();
+    report_image_pulls();
+  }
 
   ReconcileResult result;
   result.finalizers = plan_.finalizers;

@@ -78,6 +78,8 @@ class ClusterPass {
 
   // Failed Pods: what is deleted and why (failed_pods.cpp).
   void record_failed_pods();
+  // Instances whose image cannot be pulled: the phase reason says how to make it exist (image_pulls.cpp).
+  void report_image_pulls();
 
   // Primary changes.
   void adopt_primary_if_unknown();

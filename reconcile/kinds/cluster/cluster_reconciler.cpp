@@ -43,6 +43,8 @@ ReconcileResult invalid_spec(const Observed& observed, const std::vector<schema:
 
 class ClusterReconciler : public KindReconciler {
  public:
+  explicit ClusterReconciler(std::string default_image) : default_image_(std::move(default_image)) {}
+
   GroupVersionKind kind() const override { return {k_group, k_version, "Cluster"}; }
 
   std::vector<GroupVersionKind> child_kinds() const override {
@@ -63,7 +65,7 @@ class ClusterReconciler : public KindReconciler {
 
   std::vector<RelatedRef> related(const Json& parent) const override {
     if (!check_cluster(parent).empty()) return {};
-    ClusterSpec spec = parse_cluster_spec(parent);
+    ClusterSpec spec = parse_cluster_spec(parent, default_image_);
     std::vector<RelatedRef> refs;
     for (const auto& name : {spec.recovery_backup, spec.final_backup, spec.wal_archive_backup})
       if (!name.empty()) refs.push_back({backup_kind(), spec.namespace_name, name});
@@ -72,25 +74,39 @@ class ClusterReconciler : public KindReconciler {
 
   ReconcileResult reconcile(const Observed& observed, Context& context) override {
     auto issues = check_cluster(observed.parent);
+    if (auto issue = default_image_issue(observed.parent, default_image_)) issues.push_back(*issue);
     if (!issues.empty()) return invalid_spec(observed, issues);
-    ClusterSpec spec = parse_cluster_spec(observed.parent);
+    ClusterSpec spec = parse_cluster_spec(observed.parent, default_image_);
     return ClusterPass(spec, observed, context).run();
   }
 
   std::vector<Problem> validate(const model::Object& object) const override {
     std::vector<Problem> problems;
-    for (const auto& issue : check_cluster(object.body()))
+    auto issues = check_cluster(object.body());
+    if (auto issue = default_image_issue(object.body(), default_image_)) issues.push_back(*issue);
+    for (const auto& issue : issues)
       problems.push_back({object.location().file, object.line_of(issue.pointer), issue.field, issue.message});
     return problems;
   }
 
+  SetFindings check_in_set(const model::Object& object, const std::vector<model::Object>&) const override {
+    SetFindings findings;
+    if (auto advice = default_image_advice(object.body(), default_image_))
+      findings.warnings.push_back(
+          {object.location().file, object.line_of(advice->pointer), advice->field, advice->message});
+    return findings;
+  }
+
   Json custom_resource_definition() const override { return cluster_crd(); }
+
+ private:
+  std::string default_image_;  // the site default; empty: none
 };
 
 }  // namespace
 
-std::unique_ptr<KindReconciler> make_cluster_reconciler() {
-  return std::make_unique<ClusterReconciler>();
+std::unique_ptr<KindReconciler> make_cluster_reconciler(const std::string& default_image) {
+  return std::make_unique<ClusterReconciler>(default_image);
 }
 
 }  // namespace opctl::kinds::cluster

@@ -143,10 +143,16 @@ Schema cluster_spec_schema() {
                               .minimum(1)
                               .maximum(k_max_instances)
                               .default_value(1))
-      .field("imageName", Schema::string()
-                              .describe("PostgreSQL image; its tag starts with the major version")
-                              .default_value(k_default_image)
-                              .check(check_image))
+      // No default in the schema: the API server would write it into every
+      // Cluster, and a site default (opctl.yaml spec.clusterDefaults.imageName)
+      // could never apply.
+      .field("imageName",
+             Schema::string()
+                 .describe(std::string("PostgreSQL image; its tag starts with the major version. "
+                                       "Default: the site default (opctl.yaml "
+                                       "spec.clusterDefaults.imageName), else ") +
+                           k_default_image)
+                 .check(check_image))
       .field("postgresUID",
              Schema::integer().describe("user id PostgreSQL runs as").minimum(0).default_value(26))
       .field("postgresGID",
@@ -324,14 +330,14 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
   return issues;
 }
 
-ClusterSpec parse_cluster_spec(const Json& resource) {
+ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_image) {
   ClusterSpec spec;
   const Json& metadata = child(resource, "metadata");
   spec.name = string_at(metadata, "name", "");
   spec.namespace_name = string_at(metadata, "namespace", "default");
   const Json& body = child(resource, "spec");
   spec.instances = static_cast<int>(integer_at(body, "instances", 1));
-  spec.image_name = string_at(body, "imageName", k_default_image);
+  spec.image_name = string_at(body, "imageName", postgres_image_or_default(default_image));
   spec.major_version = image_major_version(spec.image_name).value_or(0);
   spec.postgres_uid = integer_at(body, "postgresUID", 26);
   spec.postgres_gid = integer_at(body, "postgresGID", 26);
@@ -358,6 +364,29 @@ ClusterSpec parse_cluster_spec(const Json& resource) {
   spec.wal_archive_backup = string_at(child(body, "walArchive"), "backup", "");
   spec.final_backup = string_at(child(body, "finalBackup"), "backup", "");
   return spec;
+}
+
+bool uses_default_image(const Json& resource) {
+  return string_at(child(resource, "spec"), "imageName", "").empty();
+}
+
+std::optional<schema::Issue> default_image_issue(const Json& resource, const std::string& default_image) {
+  if (!uses_default_image(resource) || default_image.empty() || image_major_version(default_image))
+    return std::nullopt;
+  return schema::Issue{
+      "/spec", "spec.imageName",
+      fmt::format("not set, and the site default {} (opctl.yaml spec.clusterDefaults.imageName "
+                  "or --default-postgres-image) has no tag that starts with the PostgreSQL "
+                  "major version, e.g. registry.example/postgresql:15-0.1.0",
+                  default_image)};
+}
+
+std::optional<schema::Issue> default_image_advice(const Json& resource, const std::string& default_image) {
+  if (!uses_default_image(resource) || !default_image.empty()) return std::nullopt;
+  return schema::Issue{"/spec", "spec.imageName",
+                       fmt::format("not set, and no site default is: the instances run {}, which no public "
+                                   "registry serves; {}",
+                                   k_default_image, build_postgres_image_advice())};
 }
 
 std::optional<int> image_major_version(const std::string& image) {

@@ -15,7 +15,8 @@ namespace opctl::kinds::cluster {
 
 // opctl's instance image (deploy/postgresql.Dockerfile): Debian's PostgreSQL 15
 // with `opctl instance` as PID 1. Its tag starts with the PostgreSQL major
-// version, then the opctl version whose instance manager it carries.
+// version, then the opctl version whose instance manager it carries. Without
+// spec.imageName a Cluster runs the site default, else this name.
 inline constexpr const char* k_default_image = k_default_postgres_image;
 
 // The most instances a Cluster may have. Every instance runs PostgreSQL with
@@ -72,7 +73,24 @@ schema::Schema cluster_status_schema();
 std::vector<schema::Issue> check_cluster(const model::Json& resource);
 
 // The spec with defaults applied; call after check_cluster found nothing.
-ClusterSpec parse_cluster_spec(const model::Json& resource);
+// `default_image`: the site default a Cluster without spec.imageName runs
+// (opctl.yaml spec.clusterDefaults.imageName); empty: k_default_image.
+ClusterSpec parse_cluster_spec(const model::Json& resource, const std::string& default_image = "");
+
+// True when the resource names no spec.imageName (it runs a default).
+bool uses_default_image(const model::Json& resource);
+
+// What is wrong with the default a Cluster without spec.imageName would run:
+// a site default whose tag gives no major version (an error, as spec.imageName's
+// would be); nullopt when it names its image or the default is usable.
+std::optional<schema::Issue> default_image_issue(const model::Json& resource,
+                                                 const std::string& default_image);
+
+// The warning for a Cluster that relies on k_default_image, which no public
+// registry serves: how to build, push and name an image; nullopt when it
+// names its image or a site default is set.
+std::optional<schema::Issue> default_image_advice(const model::Json& resource,
+                                                  const std::string& default_image);
 
 // The PostgreSQL major version an image reference's tag starts with
 // ("ghcr.io/cloudnative-pg/postgresql:16.4-bookworm" -> 16); nullopt without one.

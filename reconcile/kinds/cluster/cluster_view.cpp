@@ -73,6 +73,23 @@ std::string pod_failure(const Json& pod) {
   return message.empty() ? reason : reason + ": " + message;
 }
 
+std::string image_pull_failure(const Json& pod) {
+  static constexpr const char* k_reasons[] = {"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull",
+                                              "InvalidImageName"};
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    const Json& statuses = pod.contains("status") && pod["status"].is_object()
+                               ? pod["status"].value(list, Json::array())
+                               : Json::array();
+    for (const auto& status : statuses) {
+      std::string reason = status.value("/state/waiting/reason"_json_pointer, "");
+      if (std::find(std::begin(k_reasons), std::end(k_reasons), reason) == std::end(k_reasons)) continue;
+      std::string message = status.value("/state/waiting/message"_json_pointer, "");
+      return message.empty() ? reason : reason + ": " + message;
+    }
+  }
+  return "";
+}
+
 JobState job_state(const Json& job) {
   if (has_condition(job, "Complete")) return JobState::succeeded;
   if (has_condition(job, "Failed")) return JobState::failed;

@@ -27,6 +27,9 @@ bool on_unready_node(const model::Json& pod);
 bool pod_finished(const model::Json& pod);
 // Why the kubelet failed it, for the status and Events: "Evicted: The node was low on resource: memory.".
 std::string pod_failure(const model::Json& pod);
+// Why the kubelet cannot start a container of the Pod for want of its image
+// ("ImagePullBackOff: Back-off pulling image \"...\""); empty when it can.
+std::string image_pull_failure(const model::Json& pod);
 // The Pod's postgres container is running (the instance manager is up).
 bool postgres_running(const model::Json& pod);
 

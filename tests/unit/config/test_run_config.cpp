@@ -107,3 +107,15 @@ TEST_CASE("--qps text is auto or a non-negative number, nothing else", "[run_con
   for (const std::string bad : {"", "Auto", "-5", "5/s", " 5", "inf", "nan", "1e999"})
     CHECK_FALSE(parse_request_rate(bad));
 }
+
+TEST_CASE("spec.clusterDefaults.imageName is read; empty or unknown keys are refused", "[run_config]") {
+  auto header = std::string("apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n");
+  CHECK_FALSE(parse_run_config(header + "  wait: true\n", "opctl.yaml").cluster_defaults.image_name);
+  auto config = parse_run_config(
+      header + "  clusterDefaults:\n    imageName: registry.example/postgresql:15-0.1.0\n", "opctl.yaml");
+  CHECK(config.cluster_defaults.image_name == "registry.example/postgresql:15-0.1.0");
+  CHECK_THROWS_WITH(parse_run_config(header + "  clusterDefaults:\n    imageName: \"\"\n", "opctl.yaml"),
+                    Catch::Contains("opctl.yaml:5: spec.clusterDefaults.imageName: must name an image"));
+  CHECK_THROWS_WITH(parse_run_config(header + "  clusterDefaults:\n    image: x:15\n", "opctl.yaml"),
+                    Catch::Contains("spec.clusterDefaults.image: unknown field"));
+}
