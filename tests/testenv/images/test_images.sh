@@ -23,7 +23,7 @@ declare -A expect=(
   [nginx]="localhost/nginx:1 docker.io/library/nginx:1.27"
   [debian]="localhost/debian:bookworm-slim"
   [opctl]="localhost/opctl:dev"
-  [postgresql]="localhost/opctl-postgresql:15 localhost/opctl-postgresql:15-update"
+  [postgresql]="localhost/opctl-postgresql:15 localhost/opctl-postgresql:15-update ghcr.io/opctl/postgresql:15-0.1.0"
   [postgresql17]="localhost/opctl-postgresql:17"
 )
 fail=0
