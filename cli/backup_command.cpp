@@ -90,6 +90,7 @@ void register_backup(CLI::App& app, CommandAction& action) {
   command->add_option("NAME", options->name, "The Backup")->required();
   command->add_flag("--now", options->now, "Start a backup now")->required();
   add_cluster_flags(*command, options->common);
+  add_kind_flags(*command, options->common);
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_backup(*options); }; });
 }

@@ -207,8 +207,9 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
       .add_option("--exec-timeout", options.exec_timeout,
                   "How long a kubeconfig exec credential plugin may run before it is killed")
       ->capture_default_str();
-  // With the cluster flags: every command that runs or checks Clusters takes them (install carries
-  // opctl.yaml's spec.clusterDefaults into the CronJob instead).
+}
+
+void add_kind_flags(CLI::App& command, CommonOptions& options) {
   command
       .add_option("--default-postgres-image", options.default_postgres_image,
                   "PostgreSQL image of a Cluster without spec.imageName, built from "

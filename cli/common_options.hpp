@@ -77,6 +77,10 @@ void add_set_flags(CLI::App& command, CommonOptions& options);
 // --take-over, for the commands that prune (or preview pruning).
 void add_take_over_flag(CLI::App& command, CommonOptions& options);
 
+// --default-postgres-image, for the commands that run or check Clusters and Backups (reconcile, diff,
+// validate, backup); install carries opctl.yaml's spec.clusterDefaults into the CronJob instead.
+void add_kind_flags(CLI::App& command, CommonOptions& options);
+
 // --keep-running / --no-keep-running, for the command that runs a pass.
 void add_keep_running_flag(CLI::App& command, CommonOptions& options);
 

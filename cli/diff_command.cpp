@@ -150,6 +150,7 @@ void register_diff(CLI::App& app, CommandAction& action) {
       "cluster\n");
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
+  add_kind_flags(*command, options->common);
   command->add_flag("--exit-code", options->exit_code, "Exit 1 when there are differences (0 when in sync)");
   command->add_flag(
       "--prune", options->common.prune,

@@ -234,6 +234,7 @@ int run_reconcile(ReconcileOptions& options) {
 void add_reconcile_flags(CLI::App& command, ReconcileOptions& options) {
   add_source_flags(command, options.common);
   add_cluster_flags(command, options.common);
+  add_kind_flags(command, options.common);
   add_change_flags(command, options.common);
   add_set_flags(command, options.common);
   add_take_over_flag(command, options.common);

@@ -185,6 +185,7 @@ void register_validate(CLI::App& app, CommandAction& action) {
       "  opctl validate --path deploy/ --schema-dir schemas/ -o json\n");
   add_source_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
+  add_kind_flags(*command, options->common);
   command->add_flag("--offline", options->offline,
                     "Never contact a cluster (schemas only from --schema-dir)");
   command
