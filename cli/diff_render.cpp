@@ -108,18 +108,43 @@ std::string escape_markdown(const std::string& text) {
   return out;
 }
 
-std::string markdown_object_table(const std::vector<diff::ObjectDiff>& diffs) {
-  std::string out = "| | object | source | note |\n|---|---|---|---|\n";
+std::vector<std::string> markdown_object_rows(const std::vector<diff::ObjectDiff>& diffs) {
+  std::vector<std::string> rows;
   for (const auto& diff : diffs) {
     if (diff.change == Change::unchanged) continue;
     std::string note = diff::to_string(diff.change);
     if (diff.local_comparison) note += ", local comparison";
     if (!diff.conflict.empty()) note += ", conflict";
     std::string source = source_of(diff);
-    out += fmt::format("| {} | `{}` | {} | {} |\n", marker(diff.change), identity(diff),
-                       source.empty() ? "" : "`" + source + "`", note);
+    rows.push_back(fmt::format("| {} | `{}` | {} | {} |\n", marker(diff.change), identity(diff),
+                               source.empty() ? "" : "`" + source + "`", note));
   }
-  return out + "\n";
+  return rows;
+}
+
+void append_object_sections(std::string& out, const std::vector<diff::ObjectDiff>& diffs, std::size_t limit,
+                            const std::string& where) {
+  // Room for the notes that say what was left out, and for what a caller appends after.
+  constexpr std::size_t k_reserve = 600;
+  out += "| | object | source | note |\n|---|---|---|---|\n";
+  if (std::size_t omitted = append_while_fits(out, markdown_object_rows(diffs), limit, k_reserve))
+    out += fmt::format("| | _{} more_ | | |\n", omitted);
+  out += "\n";
+  std::size_t omitted = 0;
+  for (const auto& diff : diffs) {
+    if (diff.change == Change::unchanged) continue;
+    if (omitted > 0) {
+      ++omitted;
+      continue;
+    }
+    std::string section = markdown_object(diff);
+    if (out.size() + section.size() + k_reserve > limit) {
+      omitted = 1;
+      continue;
+    }
+    out += section;
+  }
+  if (omitted > 0) out += omitted_note(omitted, "objects' diffs are", where);
 }
 
 std::string markdown_object(const diff::ObjectDiff& diff) {
@@ -188,7 +213,8 @@ std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const T
 }
 
 std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
-                                 const source::SourceRevision& revision, const std::string& heading) {
+                                 const source::SourceRevision& revision, const std::string& heading,
+                                 std::size_t limit) {
   DiffSummary summary = summarize(diffs);
   std::string out = heading + "\n\n";
   if (!revision.commit.empty()) {
@@ -201,9 +227,7 @@ std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
                      summary.unchanged, summary.failed);
   if (!summary.has_differences() && summary.failed == 0)
     return out + "No differences: the cluster is in sync.\n";
-  out += markdown_object_table(diffs);
-  for (const auto& diff : diffs)
-    if (diff.change != Change::unchanged) out += markdown_object(diff);
+  append_object_sections(out, diffs, limit, "`opctl diff -o json` (or `--report FILE`)");
   if (any_local(diffs)) out += fmt::format("_{}_\n", k_local_note);
   return out;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "diff/object_diff.hpp"
+#include "markdown_budget.hpp"
 #include "model/object.hpp"
 #include "source/desired_source.hpp"
 #include "terminal.hpp"
@@ -33,14 +34,19 @@ struct TextOptions {
 // Per changed object its header and unified YAML diff, then the summary line.
 std::string render_diff_text(const std::vector<diff::ObjectDiff>& diffs, const TextOptions& options);
 // The summary table, a table of the objects that differ and one collapsible
-// diff per object: a pull-request comment or CI job summary.
+// diff per object: a pull-request comment or CI job summary, within `limit`
+// bytes (rows and diffs that do not fit are counted in a note instead).
 std::string render_diff_markdown(const std::vector<diff::ObjectDiff>& diffs,
                                  const source::SourceRevision& revision,
-                                 const std::string& heading = "### opctl diff");
+                                 const std::string& heading = "### opctl diff",
+                                 std::size_t limit = k_markdown_limit);
 // One object of a DiffReport: identity, action, source, changed paths, patch.
 model::Json render_object_json(const diff::ObjectDiff& diff);
-// The table of the objects that differ: marker, identity, source, note.
-std::string markdown_object_table(const std::vector<diff::ObjectDiff>& diffs);
+// The table of the objects that differ (marker, identity, source, note), then
+// one collapsible diff per object, as many as fit in `limit` bytes of `out`;
+// what does not fit is counted, naming `where` every object is.
+void append_object_sections(std::string& out, const std::vector<diff::ObjectDiff>& diffs, std::size_t limit,
+                            const std::string& where);
 // One collapsible Markdown section with the object's unified diff.
 std::string markdown_object(const diff::ObjectDiff& diff);
 // Text (from the server, from the source) made safe inside HTML and table cells.

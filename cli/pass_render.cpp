@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "apply/lease_lock.hpp"
+#include "markdown_budget.hpp"
 #include "source_render.hpp"
 
 namespace opctl::cli {
@@ -99,6 +100,7 @@ std::string render_pass_markdown(const apply::PassReport& report, const source::
   if (!report.message.empty()) out += fmt::format("{}\n\n", report.message);
   out += pass_summary(report) + "\n\n";
   out += "| object | action | details |\n|---|---|---|\n";
+  std::vector<std::string> rows;
   for (const auto& outcome : report.outcomes) {
     if (outcome.action == Action::unchanged) continue;
     std::string details = outcome.message;
@@ -106,9 +108,13 @@ std::string render_pass_markdown(const apply::PassReport& report, const source::
       details += (details.empty() ? "" : "; ") + outcome.health->message;
     for (auto& c : details)
       if (c == '|' || c == '\n') c = ' ';
-    out += fmt::format("| `{}` | {} | {} |\n", outcome.key.to_string(), apply::to_string(outcome.action),
-                       details);
+    rows.push_back(fmt::format("| `{}` | {} | {} |\n", outcome.key.to_string(),
+                               apply::to_string(outcome.action), details));
   }
+  // Room for the note, and for the pin's line the command may add after the report.
+  constexpr std::size_t k_reserve = 1000;
+  if (std::size_t omitted = append_while_fits(out, rows, k_markdown_limit, k_reserve))
+    out += "\n" + omitted_note(omitted, "objects are", "`--report FILE` (or `-o json`)");
   return out;
 }
 

@@ -40,6 +40,10 @@ std::string render_revision_text(const RevisionDiffReport& report, const TextOpt
 }
 
 std::string render_revision_markdown(const RevisionDiffReport& report) {
+  // The part against the cluster gets at most half the room, rendered first so the change gets the rest.
+  std::string live = report.live ? render_diff_markdown(*report.live, report.head, "#### Against the cluster",
+                                                        k_markdown_limit / 2)
+                                 : fmt::format("#### Against the cluster\n\n_{}._\n", k_no_cluster);
   DiffSummary summary = summarize(report.changes);
   std::string out = "### opctl diff: what this change does\n\n";
   out += fmt::format("Base `{}` → head `{}`{}.\n\n", revision_label(report.base), revision_label(report.head),
@@ -47,15 +51,12 @@ std::string render_revision_markdown(const RevisionDiffReport& report) {
   out += "| added | changed | removed | unchanged |\n|---:|---:|---:|---:|\n";
   out += fmt::format("| {} | {} | {} | {} |\n\n", summary.added, summary.changed, summary.removed,
                      summary.unchanged);
-  if (!summary.has_differences()) {
+  if (!summary.has_differences())
     out += "No object changes between the revisions.\n\n";
-  } else {
-    out += markdown_object_table(report.changes);
-    for (const auto& diff : report.changes)
-      if (diff.change != diff::Change::unchanged) out += markdown_object(diff);
-  }
-  if (!report.live) return out + fmt::format("#### Against the cluster\n\n_{}._\n", k_no_cluster);
-  return out + render_diff_markdown(*report.live, report.head, "#### Against the cluster");
+  else
+    append_object_sections(out, report.changes, k_markdown_limit - live.size(),
+                           "`opctl diff --base REF -o json` (or `--report FILE`)");
+  return out + live;
 }
 
 Json render_revision_json(const RevisionDiffReport& report) {
