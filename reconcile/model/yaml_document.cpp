@@ -268,6 +268,17 @@ bool needs_quotes(const std::string& text) {
          text.find('\n') != std::string::npos || text.find('\t') != std::string::npos;
 }
 
+// yaml-cpp writes a literal block as a bare "|", which reads back with
+// exactly one final newline and cannot start with a space; any other
+// multi-line text is double-quoted (escaped), so it reads back as it was.
+bool literal_reads_back(const std::string& text) {
+  if (text.size() < 2 || text.back() != '\n' || text[text.size() - 2] == '\n') return false;
+  if (text.front() == ' ' || text.front() == '\n') return false;
+  for (unsigned char c : text)
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
+  return true;
+}
+
 void emit(YAML::Emitter& out, const Json& value) {
   switch (value.type()) {
     case Json::value_t::object:
@@ -286,7 +297,7 @@ void emit(YAML::Emitter& out, const Json& value) {
       break;
     case Json::value_t::string: {
       const auto& text = value.get_ref<const std::string&>();
-      if (text.find('\n') != std::string::npos) {
+      if (text.find('\n') != std::string::npos && literal_reads_back(text)) {
         out << YAML::Literal << text;
       } else if (needs_quotes(text)) {
         out << YAML::DoubleQuoted << text;
