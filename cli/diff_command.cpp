@@ -13,6 +13,7 @@
 #include "live_comparison.hpp"
 #include "report_file.hpp"
 #include "revision_diff_render.hpp"
+#include "structured_output.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -28,8 +29,8 @@ struct DiffOptions {
 
 void print_result(const DiffOptions& options, const std::vector<diff::ObjectDiff>& diffs,
                   const source::SourceRevision& revision) {
-  if (options.output == "json") {
-    std::cout << render_diff_json(diffs, revision).dump(2) << "\n";
+  if (is_structured(options.output)) {
+    std::cout << render_structured(render_diff_json(diffs, revision), options.output);
   } else if (options.output == "markdown") {
     std::cout << render_diff_markdown(diffs, revision);
   } else {
@@ -83,8 +84,8 @@ CommonOptions base_options_of(const CommonOptions& head, const std::string& ref)
 }
 
 void print_revision_result(const DiffOptions& options, const RevisionDiffReport& report) {
-  if (options.output == "json") {
-    std::cout << render_revision_json(report).dump(2) << "\n";
+  if (is_structured(options.output)) {
+    std::cout << render_structured(render_revision_json(report), options.output);
   } else if (options.output == "markdown") {
     std::cout << render_revision_markdown(report);
   } else {
@@ -165,7 +166,7 @@ void register_diff(CLI::App& app, CommandAction& action) {
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->check(CLI::IsMember({"text", "json", "yaml", "markdown"}))
       ->capture_default_str();
   command->add_option("--report", options->report_file, "Also write the JSON report to this file");
   command

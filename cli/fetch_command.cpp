@@ -11,6 +11,7 @@
 #include "common_options.hpp"
 #include "source/desired_source.hpp"
 #include "source_render.hpp"
+#include "structured_output.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -54,7 +55,7 @@ void register_fetch(CLI::App& app, CommandAction& action) {
       "Fetch the git source into the cache and print the commit a pass would use (no cluster access)");
   add_source_flags(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   command->add_flag("-v,--verbose", options->common.verbose, "Log what the fetch did to stderr");
   command->footer(
@@ -70,8 +71,8 @@ void register_fetch(CLI::App& app, CommandAction& action) {
     finish_source_options(options->common);
     action = [options] {
       auto revision = source::fetch_desired_source(options->common.source);
-      if (options->output == "json")
-        std::cout << revision_json(revision).dump(2) << "\n";
+      if (is_structured(options->output))
+        std::cout << render_structured(revision_json(revision), options->output);
       else
         print_text(revision);
       return 0;

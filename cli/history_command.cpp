@@ -15,6 +15,7 @@
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
 #include "source/git_revision.hpp"
+#include "structured_output.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -85,8 +86,8 @@ int run_history(HistoryOptions& options) {
   Json history = {{"set", parent.qualified_name()},
                   {"pin", pin ? pin->to_json() : Json()},
                   {"entries", apply::parse_history(records.history, records.last_run)}};
-  if (options.output == "json") {
-    std::cout << history.dump(2) << "\n";
+  if (is_structured(options.output)) {
+    std::cout << render_structured(history, options.output);
   } else {
     print_text(history);
   }
@@ -111,7 +112,7 @@ void register_history(CLI::App& app, CommandAction& action) {
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_history(*options); }; });

@@ -26,6 +26,7 @@
 #include "run_metrics_recorder.hpp"
 #include "set_lease.hpp"
 #include "stop_signals.hpp"
+#include "structured_output.hpp"
 #include "terminal.hpp"
 
 namespace opctl::cli {
@@ -193,8 +194,8 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   model::Json json = render_pass_json(report, desired.revision);
   json["pin"] = pin.report;
   if (!pin.note.empty()) json["pin"]["note"] = pin.note;
-  if (options.output == "json") {
-    std::cout << json.dump(2) << "\n";
+  if (is_structured(options.output)) {
+    std::cout << render_structured(json, options.output);
   } else if (options.output == "markdown") {
     std::cout << render_pass_markdown(report, desired.revision);
     if (!pin.note.empty()) std::cout << "\n> " << pin.note << "\n";
@@ -244,7 +245,7 @@ void add_reconcile_flags(CLI::App& command, ReconcileOptions& options) {
                    "Show the plan (create, configure, prune) without changing anything");
   add_keep_running_flag(command, options.common);
   command.add_option("-o,--output", options.output, "Output format")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->check(CLI::IsMember({"text", "json", "yaml", "markdown"}))
       ->capture_default_str();
   command.add_option("--report", options.report_file, "Also write the JSON run report to this file");
   add_metrics_flags(command, options.metrics);

@@ -21,6 +21,7 @@
 #include "plan/prune_set.hpp"
 #include "plan_render.hpp"
 #include "set_pin_plan.hpp"
+#include "structured_output.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -140,8 +141,8 @@ int run_status(StatusOptions& options) {
   }
   status["customResources"] = custom;
 
-  if (options.output == "json") {
-    std::cout << status.dump(2) << "\n";
+  if (is_structured(options.output)) {
+    std::cout << render_structured(status, options.output);
     return k_exit_ok;
   }
   std::cout << fmt::format("ApplySet {} ({})\n", status["applySet"]["parent"].get<std::string>(),
@@ -224,7 +225,7 @@ void register_status(CLI::App& app, CommandAction& action) {
   add_cluster_flags(*command, options->common);
   add_prune_guard_flags(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_status(*options); }; });

@@ -15,6 +15,7 @@
 #include "exit_codes.hpp"
 #include "plan/applyset.hpp"
 #include "plan/prune_set.hpp"
+#include "structured_output.hpp"
 #include "terminal.hpp"
 
 namespace opctl::cli {
@@ -158,10 +159,10 @@ int run_tree(TreeOptions& options) {
     if (!object.namespace_name().empty()) namespaces.insert(object.namespace_name());
   auto owned = list_owned(client, namespaces, options.common.quiet);
   auto waves = apply::ownership_tree(members, desired.objects, owned);
-  if (options.output == "json") {
+  if (is_structured(options.output)) {
     Json out = apply::tree_to_json(waves);
     out["applySet"] = {{"parent", parent.qualified_name()}, {"id", parent.id()}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << render_structured(out, options.output);
     return k_exit_ok;
   }
   print_tree(waves, parent.qualified_name(), Palette{use_color(options.common.no_color)});
@@ -185,7 +186,7 @@ void register_tree(CLI::App& app, CommandAction& action) {
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_tree(*options); }; });

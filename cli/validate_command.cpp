@@ -18,6 +18,7 @@
 #include "kube/api_error.hpp"
 #include "pass_validation.hpp"
 #include "source/desired_source.hpp"
+#include "structured_output.hpp"
 #include "terminal.hpp"
 #include "validate/kind_validator.hpp"
 #include "validate/live_crds.hpp"
@@ -160,8 +161,8 @@ void render_text(const validate::ValidationReport& report, const ValidateCommand
 
 int run_validate(ValidateCommandOptions& options) {
   auto report = run_checks(options);
-  if (options.output == "json") {
-    std::cout << validate::report_to_json(report).dump(2) << "\n";
+  if (is_structured(options.output)) {
+    std::cout << render_structured(validate::report_to_json(report), options.output);
   } else {
     render_text(report, options);
   }
@@ -195,7 +196,7 @@ void register_validate(CLI::App& app, CommandAction& action) {
           "used instead of the cluster's")
       ->check(CLI::ExistingDirectory);
   command->add_option("-o,--output", options->output, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
   command->callback([options, &action] {
