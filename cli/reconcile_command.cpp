@@ -241,8 +241,15 @@ void add_reconcile_flags(CLI::App& command, ReconcileOptions& options) {
   add_take_over_flag(command, options.common);
   add_pass_flags(command, options.common);
   add_prune_guard_flags(command, options.common);
-  command.add_flag("--dry-run", options.dry_run,
-                   "Show the plan (create, configure, prune) without changing anything");
+  // kubectl's spelling is accepted: --dry-run=server and --dry-run=client are opctl's dry run (its plan
+  // always asks the server, so there is no client-only plan), --dry-run=none is a real pass.
+  command
+      .add_flag(
+          "--dry-run{server}", options.dry_run_mode,
+          "Show the plan (create, configure, prune) without changing anything (=server|client: the same, "
+          "as kubectl spells it; =none: a real pass)")
+      ->check(CLI::IsMember({"server", "client", "none"}))
+      ->each([&options](const std::string& mode) { options.dry_run = mode != "none"; });
   add_keep_running_flag(command, options.common);
   command.add_option("-o,--output", options.output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml", "markdown"}))

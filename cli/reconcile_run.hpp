@@ -14,6 +14,7 @@ namespace opctl::cli {
 struct ReconcileOptions {
   CommonOptions common;
   bool dry_run = false;
+  std::string dry_run_mode;  // what --dry-run[=server|client|none] was given; sets dry_run
   std::string output = "text";
   std::string report_file;
   PinRequest pin;          // opctl rollback's --to / --unpin

@@ -146,6 +146,17 @@ def test_dry_run_shows_the_plan_and_changes_nothing(cluster, namespace, manifest
     assert not cluster.exists("configmap", "c", "-n", namespace)
     assert cluster.exists("configmap", "b", "-n", namespace)
     assert cluster.get_json("configmap", "a", "-n", namespace)["data"]["k"] == "v"
+    # kubectl's spellings: =server and =client are the same dry run, =none a real pass.
+    for spelling in ("--dry-run=server", "--dry-run=client"):
+        again = cluster.reconcile("--path", str(root), "--prune", spelling)
+        assert again.returncode == 0 and f"ConfigMap {namespace}/c would be created" in again.stdout, again.stderr
+        assert not cluster.exists("configmap", "c", "-n", namespace)
+    real = cluster.reconcile("--path", str(root), "--prune", "--dry-run=none")
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert cluster.exists("configmap", "c", "-n", namespace)
+    assert not cluster.exists("configmap", "b", "-n", namespace)
+    refused = cluster.reconcile("--path", str(root), "--dry-run=yes")
+    assert refused.returncode == 2 and "server,client,none" in refused.stderr, refused.stderr
 
 
 def test_concurrent_runs_one_exits_4_naming_the_holder(cluster, namespace, manifests, setname):
