@@ -153,10 +153,9 @@ int run_tree(TreeOptions& options) {
     for (auto& member : members)
       if (member.contains("metadata")) member["metadata"].erase("managedFields");
   }
+  // The inventory holds the desired objects' namespaces already (all but the parent's own).
   std::set<std::string> namespaces = inventory.namespaces;
   namespaces.insert(parent.namespace_name);
-  for (const auto& object : desired.objects)
-    if (!object.namespace_name().empty()) namespaces.insert(object.namespace_name());
   auto owned = list_owned(client, namespaces, options.common.quiet);
   auto waves = apply::ownership_tree(members, desired.objects, owned);
   if (is_structured(options.output)) {

@@ -13,16 +13,20 @@ std::string revision_note(const std::string& revision) {
 
 }  // namespace
 
+model::Json run_counts(const PassReport& report) {
+  return {{"result", to_string(report.result)},
+          {"created", report.count(Action::created)},
+          {"configured", report.count(Action::configured)},
+          {"unchanged", report.count(Action::unchanged)},
+          {"pruned", report.count(Action::pruned)},
+          {"failed", report.count(Action::failed)}};
+}
+
 std::string last_run_record(const PassReport& report, const std::string& revision,
                             std::chrono::system_clock::time_point now) {
-  model::Json record = {{"revision", revision},
-                        {"time", format_micro_time(now).substr(0, 19) + "Z"},
-                        {"result", to_string(report.result)},
-                        {"created", report.count(Action::created)},
-                        {"configured", report.count(Action::configured)},
-                        {"unchanged", report.count(Action::unchanged)},
-                        {"pruned", report.count(Action::pruned)},
-                        {"failed", report.count(Action::failed)}};
+  model::Json record = run_counts(report);
+  record["revision"] = revision;
+  record["time"] = format_micro_time(now).substr(0, 19) + "Z";
   if (!report.message.empty()) record["message"] = report.message;
   return record.dump();
 }

@@ -11,6 +11,10 @@
 
 namespace opctl::apply {
 
+// A run's result and its counts (created, configured, unchanged, pruned,
+// failed): what the last-run record and each history entry say alike.
+model::Json run_counts(const PassReport& report);
+
 // The opctl.io/last-run annotation's JSON: revision, time, result, counts.
 std::string last_run_record(const PassReport& report, const std::string& revision,
                             std::chrono::system_clock::time_point now);

@@ -1,6 +1,7 @@
 #include "apply/run_history.hpp"
 
 #include "apply/lease_lock.hpp"
+#include "apply/pass_records.hpp"
 
 namespace opctl::apply {
 
@@ -24,14 +25,9 @@ Json entry_of_last_run(const Json& last_run) {
 }  // namespace
 
 Json history_entry(const PassReport& report, const RunOrigin& origin, std::chrono::milliseconds duration) {
-  Json entry = {{"started", format_micro_time(report.started).substr(0, 19) + "Z"},
-                {"durationSeconds", static_cast<double>(duration.count()) / 1000.0},
-                {"result", to_string(report.result)},
-                {"created", report.count(Action::created)},
-                {"configured", report.count(Action::configured)},
-                {"unchanged", report.count(Action::unchanged)},
-                {"pruned", report.count(Action::pruned)},
-                {"failed", report.count(Action::failed)}};
+  Json entry = run_counts(report);
+  entry["started"] = format_micro_time(report.started).substr(0, 19) + "Z";
+  entry["durationSeconds"] = static_cast<double>(duration.count()) / 1000.0;
   put_if_set(entry, "revision", origin.revision);
   put_if_set(entry, "repo", origin.repo);
   put_if_set(entry, "ref", origin.ref);
