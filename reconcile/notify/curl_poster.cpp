@@ -34,13 +34,15 @@ class CurlPoster final : public HttpPoster {
       response.error = "cannot initialise libcurl";
       return response;
     }
-    curl_slist* list = curl_slist_append(nullptr, "Content-Type: application/json");
+    std::string content_type = "Content-Type: " + request.content_type;
+    curl_slist* list = curl_slist_append(nullptr, content_type.c_str());
     // No "Expect: 100-continue" for a body over 1 KiB: a receiver that never answers it costs a second.
     list = curl_slist_append(list, "Expect:");
     for (const auto& header : request.headers)
       list = curl_slist_append(list, header.c_str());
     std::unique_ptr<curl_slist, SlistDeleter> headers(list);
     curl_easy_setopt(curl.get(), CURLOPT_URL, request.url.c_str());
+    if (request.method != "POST") curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, request.method.c_str());
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, request.body.c_str());
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
     curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());

@@ -1,4 +1,5 @@
-// The one side effect of a notification: an HTTP POST of a JSON body. Behind
+// The one side effect of a notification: an HTTP POST of a JSON body (and
+// the metrics push's PUT goes the same way). Behind
 // an interface so the notifier's retries and warnings are tested without a
 // network; curl_poster.cpp is the real one (one libcurl easy handle per call:
 // a pass sends a handful, so no connection pool).
@@ -14,7 +15,9 @@ namespace opctl::notify {
 struct HttpRequest {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"; may hold a credential, never printed
-  std::string body;                  // JSON
+  std::string body;                  // JSON for a notification
+  std::string method = "POST";       // PUT for a Pushgateway's group
+  std::string content_type = "application/json";
 };
 
 struct HttpResponse {
