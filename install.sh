@@ -92,8 +92,21 @@ fi
 
 if [ "$deps_only" = 1 ]; then exit 0; fi
 
-cmake -S "$root" -B "$root/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPCTL_BUILD_TESTS=OFF \
-  -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null
-cmake --build "$root/build-release" -j 2
-cmake --install "$root/build-release" >/dev/null
+# Through ccache when it is installed (install.sh --test-deps installs it), with tests/run.sh's cache, flags and
+# locale: deploy/Dockerfile compiles the same way, so the quickstart's opctl image reuses this compile.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/opctl/ccache}
+  export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-4G}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+(
+  unset LC_ALL LC_CTYPE LC_MESSAGES
+  export LANG=C.UTF-8
+  cmake -S "$root" -B "$root/build-release" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DOPCTL_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$prefix" \
+    ${launcher[@]+"${launcher[@]}"} >/dev/null
+  cmake --build "$root/build-release" -j 2 --target opctl
+)
+cmake --install "$root/build-release" --strip >/dev/null
 echo "install.sh: installed $prefix/bin/opctl and its man pages" >&2
