@@ -115,9 +115,18 @@ std::vector<ApplyGroup> order_for_apply(const std::vector<model::Object>& object
   }
   if (!problems.empty()) throw InvalidInputError(std::move(problems));
   std::vector<ApplyGroup> groups;
+  // Each key is built once: building it inside the comparator (four strings
+  // read out of the object per call, n log n calls) was 13% of a no-op pass
+  // over 20,000 objects.
+  std::vector<std::pair<model::ObjectKey, std::size_t>> keyed;
   for (auto& [position, members] : grouped) {
-    std::sort(members.begin(), members.end(),
-              [&](std::size_t a, std::size_t b) { return objects[a].key() < objects[b].key(); });
+    keyed.clear();
+    keyed.reserve(members.size());
+    for (std::size_t index : members)
+      keyed.emplace_back(objects[index].key(), index);
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < keyed.size(); ++i)
+      members[i] = keyed[i].second;
     groups.push_back({position.first, position.second, std::move(members)});
   }
   return groups;
