@@ -214,6 +214,10 @@ void check_notification(FieldReader& reader, const Notification& entry, const st
     reader.problem(pointer, path, "a commit status needs a token: tokenFile or tokenEnv");
   if (entry.type == NotificationType::slack && tokens != 0)
     reader.problem(pointer, path, "a Slack webhook takes no token: its URL is the credential");
+  int signing_keys = !entry.signing_key_file.empty() + !entry.signing_key_env.empty();
+  if (signing_keys > 1) reader.problem(pointer, path, "give at most one of signingKeyFile or signingKeyEnv");
+  if (signing_keys > 0 && entry.type != NotificationType::webhook)
+    reader.problem(pointer, path, "signingKeyFile and signingKeyEnv are for webhook entries");
   if (message_type && !entry.repository.empty())
     field_problem("repository", "is for github and gitlab entries");
   if (entry.type != NotificationType::slack && !entry.channel.empty())
@@ -253,6 +257,9 @@ void read_notification(FieldReader& reader, Notification& entry, const std::stri
                    {"tokenEnv", reader.into_string(entry.token_env)},
                    {"token", never_inline("tokenFile or tokenEnv")},
                    {"password", never_inline("tokenFile or tokenEnv")},
+                   {"signingKeyFile", reader.into_string(entry.signing_key_file)},
+                   {"signingKeyEnv", reader.into_string(entry.signing_key_env)},
+                   {"signingKey", never_inline("signingKeyFile or signingKeyEnv")},
                    {"context", reader.into_string(entry.context)},
                    {"targetURL", reader.into_string(entry.target_url)},
                    {"channel", reader.into_string(entry.channel)},

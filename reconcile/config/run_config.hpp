@@ -93,9 +93,11 @@ struct Notification {
   std::string api_url;                 // github, gitlab; empty: derived from the source's host
   std::string repository;              // github owner/repo, gitlab project path or id; empty: derived
   std::string token_file, token_env;   // at most one (github, gitlab: exactly one; slack: none)
-  std::string context;                 // commit status context/name; empty: opctl/<set name>
-  std::string target_url;              // commit status link, or the link in a message
-  std::string channel;                 // slack: overrides the webhook's channel
+  // webhook: the HMAC-SHA256 key that signs the body (X-Opctl-Signature-256); at most one
+  std::string signing_key_file, signing_key_env;
+  std::string context;     // commit status context/name; empty: opctl/<set name>
+  std::string target_url;  // commit status link, or the link in a message
+  std::string channel;     // slack: overrides the webhook's channel
   std::vector<NotificationTrigger> triggers = {NotificationTrigger::failure, NotificationTrigger::change};
   std::chrono::seconds timeout{10};  // per attempt
   int retries = 2;                   // after a network error, HTTP 429 or 5xx

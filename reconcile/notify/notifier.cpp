@@ -12,6 +12,7 @@
 #include "notify/commit_status.hpp"
 #include "notify/message_payload.hpp"
 #include "notify/notification_error.hpp"
+#include "notify/webhook_signature.hpp"
 
 namespace opctl::notify {
 namespace {
@@ -46,6 +47,7 @@ std::string read_secret_variable(const std::string& name, const char* what, cons
 struct Credentials {
   std::string url;
   std::string token;
+  std::string signing_key;  // webhook: signs the body
 };
 
 Credentials credentials_of(const config::Notification& entry, const NotifierOptions& options) {
@@ -58,6 +60,10 @@ Credentials credentials_of(const config::Notification& entry, const NotifierOpti
                                                    : "the URL in urlFile is not an http:// or https:// URL");
   if (!entry.token_file.empty()) found.token = read_secret_file(entry.token_file, "tokenFile");
   if (!entry.token_env.empty()) found.token = read_secret_variable(entry.token_env, "tokenEnv", options);
+  if (!entry.signing_key_file.empty())
+    found.signing_key = read_secret_file(entry.signing_key_file, "signingKeyFile");
+  if (!entry.signing_key_env.empty())
+    found.signing_key = read_secret_variable(entry.signing_key_env, "signingKeyEnv", options);
   return found;
 }
 
@@ -142,6 +148,9 @@ HttpRequest notification_request(const config::Notification& entry, const PassEv
   } else {
     request.body = webhook_payload(entry, event).dump();
     if (!credentials.token.empty()) request.headers.push_back("Authorization: Bearer " + credentials.token);
+    if (!credentials.signing_key.empty())
+      request.headers.push_back(std::string(k_signature_header) + ": " +
+                                webhook_signature(credentials.signing_key, request.body));
   }
   return request;
 }

@@ -4,6 +4,8 @@ A real pass against the real control plane: one that changes something, one in s
 receiving end is Python's http.server, which records every request, and each test checks the method, the path,
 the headers a service expects (GitHub's `Authorization: Bearer`, GitLab's `PRIVATE-TOKEN`) and the JSON body.
 """
+import hashlib
+import hmac
 import http.server
 import json
 import subprocess
@@ -24,10 +26,11 @@ class Receiver:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", "0"))
-                body = self.rfile.read(length).decode()
+                raw = self.rfile.read(length)
+                body = raw.decode()
                 receiver.requests.append({"method": self.command, "path": self.path,
                                           "headers": {k.lower(): v for k, v in self.headers.items()},
-                                          "body": json.loads(body) if body else None})
+                                          "body": json.loads(body) if body else None, "raw": raw})
                 status = 500 if self.path.startswith("/broken") else 201
                 answer = b'{"message": "broken"}' if status == 500 else b"{}"
                 self.send_response(status)
@@ -82,6 +85,7 @@ def setup(tmp_path, namespace, receiver):
     git(repo, "remote", "add", "origin", "https://github.com/acme/ops.git")
     (tmp_path / "webhook-token").write_text("webhook-s3cret\n")
     (tmp_path / "gitlab-token").write_text("glpat-s3cret\n")
+    (tmp_path / "hook-key").write_text("hook-k3y-s3cret\n")
     setname = namespace
     config = tmp_path / "opctl.yaml"
     config.write_text(f"""apiVersion: opctl.io/v1alpha1
@@ -94,6 +98,7 @@ spec:
     - type: webhook
       url: {receiver.url}/hook
       tokenFile: {tmp_path / "webhook-token"}
+      signingKeyFile: {tmp_path / "hook-key"}
       on: [always]
     - type: slack
       urlEnv: TEST_SLACK_URL
@@ -129,7 +134,7 @@ def by_path(requests):
 def run_pass(cluster, setup, *extra):
     result = cluster.reconcile("-f", str(setup["config"]), "--path", str(setup["repo"] / "prod"), *extra,
                                env=setup["env"])
-    for secret in ("webhook-s3cret", "glpat-s3cret", "ghp-s3cret", "secretpart"):
+    for secret in ("webhook-s3cret", "glpat-s3cret", "ghp-s3cret", "secretpart", "hook-k3y-s3cret"):
         assert secret not in result.stdout + result.stderr, "a credential was printed"
     return result
 
@@ -147,6 +152,10 @@ def test_a_changing_pass_notifies_every_receiver_and_a_failed_send_is_a_warning(
     assert hook["headers"]["authorization"] == "Bearer webhook-s3cret"
     assert hook["headers"]["content-type"] == "application/json"
     assert "expect" not in hook["headers"], "a receiver that ignores Expect: 100-continue would cost a second"
+    # Signed as GitHub signs its webhooks: HMAC-SHA256 of the exact body under the key (its file's newline dropped),
+    # checked here with Python's own hmac.
+    expected = "sha256=" + hmac.new(b"hook-k3y-s3cret", hook["raw"], hashlib.sha256).hexdigest()
+    assert hmac.compare_digest(hook["headers"]["x-opctl-signature-256"], expected)
     body = hook["body"]
     assert (body["set"], body["result"], body["severity"], body["changed"]) == (setup["set"], "succeeded", "info",
                                                                                  True)
@@ -179,6 +188,7 @@ def test_a_changing_pass_notifies_every_receiver_and_a_failed_send_is_a_warning(
 
     # The broken receiver was tried twice (retries: 1); the pass still succeeded, with a warning.
     assert len(got["broken"]) == 2
+    assert "x-opctl-signature-256" not in got["broken"][0]["headers"], "an entry without a key is not signed"
     assert "warning: notification broken" in result.stderr
     assert "was not sent (2 attempts): HTTP 500" in result.stderr
 

@@ -115,4 +115,21 @@ TEST_CASE("each type's required and foreign fields are checked", "[run_config][n
           "\"sometimes\" is not failure, change, success or always");
   refused("    - type: webhook\n      urlEnv: U\n      retries: 50\n", "retries: must be between 0 and 10");
   refused("    - type: webhook\n      urlEnv: U\n      secret: x\n", "unknown field \"secret\"");
+  refused("    - type: webhook\n      urlEnv: U\n      signingKeyEnv: K\n      signingKeyFile: /k\n",
+          "at most one of signingKeyFile or signingKeyEnv");
+  refused("    - type: slack\n      urlEnv: U\n      signingKeyEnv: K\n",
+          "signingKeyFile and signingKeyEnv are for webhook entries");
+  refused("    - type: webhook\n      urlEnv: U\n      signingKey: s3cret\n",
+          "spec.notifications[0].signingKey: a credential is never written in opctl.yaml");
+}
+
+TEST_CASE("a webhook's signing key is named by a file or a variable", "[run_config][notify]") {
+  auto config =
+      parse_run_config(k_header +
+                           "    - type: webhook\n      urlEnv: U\n      signingKeyFile: /etc/opctl/hook-key\n"
+                           "    - type: webhook\n      urlEnv: U\n      signingKeyEnv: HOOK_KEY\n",
+                       "opctl.yaml");
+  REQUIRE(config.notifications.size() == 2);
+  CHECK(config.notifications[0].signing_key_file == "/etc/opctl/hook-key");
+  CHECK(config.notifications[1].signing_key_env == "HOOK_KEY");
 }

@@ -1,5 +1,6 @@
 // The notifier: which entries a pass triggers, credentials from files and the
 // environment, retries, and warnings that never carry a credential.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +8,7 @@
 
 #include "notify/notifier.hpp"
 #include "notify/notify_fixtures.hpp"
+#include "notify/webhook_signature.hpp"
 #include "support/fake_clock.hpp"
 
 using opctl::config::NotificationTrigger;
@@ -124,6 +126,33 @@ TEST_CASE("a Slack URL and a token are read from files and the environment, neve
   CHECK(harness.warnings[0] == "the slack notification (opctl.yaml:12) was not sent: HTTP 500: echo ***");
   CHECK(harness.warnings[1] ==
         "notification status (opctl.yaml:12) was not sent: tokenEnv GITHUB_TOKEN is not set");
+}
+
+TEST_CASE("a webhook body is signed with HMAC-SHA256 under the key", "[notify]") {
+  // RFC 4231, test case 2: the reference vector, so the signature is HMAC-SHA256 and nothing else.
+  CHECK(opctl::notify::webhook_signature("Jefe", "what do ya want for nothing?") ==
+        "sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+
+  // Given a key in the environment, the request carries the signature of its exact body and never the key.
+  Harness harness({{204, "", ""}});
+  harness.environment["HOOK_KEY"] = "k3y-s3cret";
+  auto signed_hook = webhook({NotificationTrigger::always});
+  signed_hook.signing_key_env = "HOOK_KEY";
+  opctl::notify::send_notifications({signed_hook}, changed_pass(), harness.options);
+  REQUIRE(harness.poster.sent.size() == 1);
+  const auto& request = harness.poster.sent[0];
+  std::string expected =
+      "X-Opctl-Signature-256: " + opctl::notify::webhook_signature("k3y-s3cret", request.body);
+  CHECK(std::count(request.headers.begin(), request.headers.end(), expected) == 1);
+  for (const auto& header : request.headers)
+    CHECK(header.find("k3y-s3cret") == std::string::npos);
+
+  // A key that is not there: the notification is not sent unsigned, a warning names the variable.
+  Harness missing({{204, "", ""}});
+  opctl::notify::send_notifications({signed_hook}, changed_pass(), missing.options);
+  CHECK(missing.poster.sent.empty());
+  REQUIRE(missing.warnings.size() == 1);
+  CHECK(missing.warnings[0].find("signingKeyEnv HOOK_KEY is not set") != std::string::npos);
 }
 
 TEST_CASE("a pass no entry wants sends nothing", "[notify]") {
