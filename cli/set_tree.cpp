@@ -122,7 +122,6 @@ void print_tree(const std::vector<apply::TreeWave>& waves, const std::string& pa
   }
 }
 
-
 std::vector<apply::TreeWave> read_set_tree(const SetTreeInputs& inputs) {
   auto inventory = plan::ApplySetInventory::of(inputs.desired, inputs.parent.namespace_name);
   if (inputs.parent_object)
