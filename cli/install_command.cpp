@@ -85,6 +85,11 @@ void adopt_config(InstallCommandOptions& options) {
   } else {
     install.config_text = config_text(common);
   }
+  const auto& push = common.config.metrics.push;
+  if (!install.metrics_push_auth_secret.empty() && install.metrics_push_url.empty() && !push)
+    throw InvalidInputError({Problem{"", 0, "--metrics-push-auth-secret",
+                                     "the runs push nowhere: give --metrics-push URL (or "
+                                     "spec.metrics.push.url in opctl.yaml)"}});
 }
 
 std::vector<Json> build_manifests(InstallCommandOptions& options,
@@ -247,6 +252,15 @@ void register_install(CLI::App& app, CommandAction& action) {
       "Name of an existing Secret with the credentials of opctl.yaml's notifications, mounted into the "
       "CronJob at /etc/opctl/notify (point tokenFile/urlFile at /etc/opctl/notify/KEY); its content is "
       "never read");
+  command->add_option("--metrics-push", options->install.metrics_push_url,
+                      "Each run pushes its Prometheus metrics to this Pushgateway (e.g. "
+                      "http://pushgateway.monitoring:9091), as reconcile --metrics-push does (also: "
+                      "spec.metrics.push.url of opctl.yaml)");
+  command->add_option(
+      "--metrics-push-auth-secret", options->install.metrics_push_auth_secret,
+      "Name of an existing Secret whose key authorization holds the Authorization header value for the "
+      "push (\"Bearer TOKEN\" or \"Basic BASE64\"), mounted into the CronJob at "
+      "/etc/opctl/metrics-push/authorization; its content is never read");
   command->add_flag("--apply", options->apply,
                     "Server-side apply the objects (field manager opctl) instead of printing them");
   command->add_option("-o,--output", options->output, "Output format when printing")

@@ -10,6 +10,8 @@ import subprocess
 import time
 import urllib.request
 
+from git_servers import NODE_IP, NODE_NETNS
+
 SOURCE_DIR = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 # The Pushgateway's basic-auth user "opctl" with the password "e2e-push-secret" (bcrypt, cost 10).
 PUSH_USER, PUSH_PASSWORD = "opctl", "e2e-push-secret"
@@ -18,9 +20,9 @@ PUSH_HASH = "$2a$10$b47gerVckR0djYkNgMg/R.xbEvz9Aqf1K3owsN4PjgvmetLhCNy1a"
 AUTHORIZATION = "Basic " + base64.b64encode(f"{PUSH_USER}:{PUSH_PASSWORD}".encode()).decode()
 
 
-def free_port(host="127.0.0.1"):
+def free_port():
     with socket.socket() as probe:
-        probe.bind((host, 0))
+        probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
 
 
@@ -32,8 +34,9 @@ def get(url):
 
 
 @contextlib.contextmanager
-def running_pushgateway(work, host="127.0.0.1"):
-    """Starts the Pushgateway listening on `host`; yields its URL and stops it afterwards."""
+def running_pushgateway(work, node=False):
+    """Starts the Pushgateway on 127.0.0.1, or with `node` in the test node's network namespace on its address
+    (reachable from Pods, and from here through the route to the node); yields its URL and stops it afterwards."""
     built = subprocess.run([str(SOURCE_DIR / "tests/tools/build.sh"), "pushgateway"], capture_output=True,
                            text=True, timeout=1200)
     assert built.returncode == 0, f"building the Pushgateway failed: {built.stderr[-2000:]}"
@@ -41,9 +44,11 @@ def running_pushgateway(work, host="127.0.0.1"):
     work = pathlib.Path(work)
     web_config = work / "web.yml"
     web_config.write_text(f"basic_auth_users:\n  {PUSH_USER}: {PUSH_HASH}\n")
-    url = f"http://{host}:{free_port(host)}"
+    host = NODE_IP if node else "127.0.0.1"
+    url = f"http://{host}:{free_port()}"
     log = open(work / "log", "w")
-    process = subprocess.Popen([binary, f"--web.listen-address={url[len('http://'):]}",
+    enter_node = ["nsenter", f"--net={NODE_NETNS}", "--"] if node else []
+    process = subprocess.Popen([*enter_node, binary, f"--web.listen-address={url[len('http://'):]}",
                                 f"--web.config.file={web_config}"], stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 60
