@@ -40,8 +40,8 @@ TEST_CASE("spec.metrics is read with the file, the push and where each is", "[ru
   CHECK(config.metrics.push->auth_env.empty());
   CHECK(config.metrics.push->line == 6);
 
-  auto from_env = parse_run_config(k_header + "    push:\n      url: https://gw.example\n      authEnv: GW_AUTH\n",
-                                   "opctl.yaml");
+  auto from_env = parse_run_config(
+      k_header + "    push:\n      url: https://gw.example\n      authEnv: GW_AUTH\n", "opctl.yaml");
   CHECK_FALSE(from_env.metrics.file);
   REQUIRE(from_env.metrics.push);
   CHECK(from_env.metrics.push->auth_env == "GW_AUTH");
