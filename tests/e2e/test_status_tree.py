@@ -1,10 +1,12 @@
 """`opctl status --tree` and the tree of manifests-example/ (issue 37, item 5): the repository's own example is
-reconciled on the test node (namespace shop, the CRDs, the web Deployment, the Cluster db and its Backup), and the
+reconciled on the test node (its namespace, the CRDs, the web Deployment, the Cluster db and its Backup), and the
 tree that `status --tree` shows is read back against kubectl: every object whose ownerReferences name the Cluster db
 (the Pods, Services, Secrets and claims opctl made for it) is under db, and nothing else is.
 
-The example names namespace shop; the set gets a name of its own (--name), and the test deletes what it made
-(the Cluster and Backup, then namespace shop), never pruning: the example's CRDs are shared with every other test.
+The example's files are copied with their namespace shop renamed to one of the test's own, and the set gets a name
+of its own (--name), so the test never meets another run of the example in shop (a quickstart, opctl install's
+test); afterwards it deletes what it made (the Cluster and Backup, then the namespace), never pruning: the
+example's CRDs are shared with every other test.
 """
 import json
 import os
@@ -17,7 +19,7 @@ from postgres_support import prepare_node_suite
 
 SOURCE_DIR = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 EXAMPLE = SOURCE_DIR / "manifests-example"
-NAMESPACE = "shop"
+NAMESPACE = f"e2e-shop-{uuid.uuid4().hex[:8]}"
 
 
 def output(result):
@@ -25,12 +27,25 @@ def output(result):
 
 
 @pytest.fixture
+def example(tmp_path):
+    """manifests-example/ copied, its namespace shop renamed to NAMESPACE; nothing else of it changed."""
+    root = tmp_path / "manifests-example"
+    root.mkdir()
+    for source in sorted(EXAMPLE.glob("*.yaml")):
+        text = source.read_text().replace("namespace: shop\n", f"namespace: {NAMESPACE}\n")
+        if source.name == "00-namespace.yaml":
+            text = text.replace("  name: shop\n", f"  name: {NAMESPACE}\n")
+        (root / source.name).write_text(text)
+    copied = "".join(path.read_text() for path in root.glob("*.yaml"))
+    assert f"namespace: {NAMESPACE}" in copied and "namespace: shop" not in copied
+    return root
+
+
+@pytest.fixture
 def example_set(cluster, tmp_path):
     """The set's name; afterwards the example's custom resources are deleted, a pass of the now empty set lets
-    their finalizers go, and namespace shop is deleted."""
+    their finalizers go, and the namespace is deleted."""
     prepare_node_suite(cluster)
-    if cluster.exists("namespace", NAMESPACE):
-        pytest.fail("namespace shop exists already: another run of manifests-example is using it")
     name = f"example-{uuid.uuid4().hex[:8]}"
     yield name
     for kind in ("backups.opctl.io", "clusters.opctl.io"):
@@ -43,7 +58,7 @@ def example_set(cluster, tmp_path):
 
 
 def owned_by(cluster, uid):
-    """(kind, name) of every object in shop, of the kinds opctl's Cluster reconciler makes and opctl tree lists as
+    """(kind, name) of every object in NAMESPACE, of the kinds opctl's Cluster reconciler makes and opctl tree lists as
     children, whose ownerReferences name `uid`."""
     found = set()
     listed = cluster.get_json("pods,services,secrets,persistentvolumeclaims,poddisruptionbudgets,"
@@ -54,8 +69,8 @@ def owned_by(cluster, uid):
     return found
 
 
-def status(cluster, name, *extra):
-    return cluster.opctl("status", "--kubeconfig", cluster.kubeconfig, "--path", str(EXAMPLE), "--name", name,
+def status(cluster, root, name, *extra):
+    return cluster.opctl("status", "--kubeconfig", cluster.kubeconfig, "--path", str(root), "--name", name,
                          "--tree", *extra)
 
 
@@ -65,11 +80,11 @@ def find(objects, kind, name):
     return matches[0]
 
 
-def test_status_tree_of_manifests_example_shows_what_the_cluster_owns(cluster, example_set):
+def test_status_tree_of_manifests_example_shows_what_the_cluster_owns(cluster, example, example_set):
     passes = []
     kinds = set()
     for _ in range(30):  # a pass makes more of the Cluster as it goes: until a Pod of its own exists
-        passes.append(cluster.reconcile("--path", str(EXAMPLE), "--name", example_set))
+        passes.append(cluster.reconcile("--path", str(example), "--name", example_set))
         assert passes[-1].returncode == 0, output(passes[-1])
         db = cluster.get_json("clusters.opctl.io", "db", "-n", NAMESPACE)
         children = owned_by(cluster, db["metadata"]["uid"])
@@ -79,7 +94,7 @@ def test_status_tree_of_manifests_example_shows_what_the_cluster_owns(cluster, e
     assert {"Pod", "Service", "Secret", "PersistentVolumeClaim"} <= kinds, (
         f"after {len(passes)} passes the Cluster db owns {sorted(children)}\n{output(passes[-1])}")
 
-    structured = status(cluster, example_set, "-o", "json")
+    structured = status(cluster, example, example_set, "-o", "json")
     assert structured.returncode == 0, output(structured)
     report = json.loads(structured.stdout)
     # status's own report is all there, and the tree beside it.
@@ -103,17 +118,17 @@ def test_status_tree_of_manifests_example_shows_what_the_cluster_owns(cluster, e
     assert sorted(c["name"] for c in web["children"]) == sorted(rs["metadata"]["name"] for rs in replica_sets)
 
     # -o yaml is the same document as -o json; opctl tree -o json shows the same waves.
-    as_yaml = status(cluster, example_set, "-o", "yaml")
+    as_yaml = status(cluster, example, example_set, "-o", "yaml")
     assert as_yaml.returncode == 0, output(as_yaml)
     assert "tree:" in as_yaml.stdout and "waves:" in as_yaml.stdout
-    tree = cluster.opctl("tree", "--kubeconfig", cluster.kubeconfig, "--path", str(EXAMPLE), "--name", example_set,
+    tree = cluster.opctl("tree", "--kubeconfig", cluster.kubeconfig, "--path", str(example), "--name", example_set,
                          "-o", "json")
     assert tree.returncode == 0, output(tree)
     tree_objects = [o for wave in json.loads(tree.stdout)["waves"] for o in wave["objects"]]
     assert {(o["kind"], o["name"]) for o in find(tree_objects, "Cluster", "db")["children"]} == expected
 
     # Text: status's report first, then the tree, each child of db indented under it.
-    text = status(cluster, example_set)
+    text = status(cluster, example, example_set)
     assert text.returncode == 0, output(text)
     lines = text.stdout.splitlines()
     assert lines[0].startswith(f"ApplySet default/opctl-{example_set} ("), lines[0]
@@ -134,6 +149,6 @@ def test_status_tree_of_manifests_example_shows_what_the_cluster_owns(cluster, e
     assert children_text == expected, f"text: {sorted(children_text)}\nkubectl: {sorted(expected)}\n{text.stdout}"
 
     # Without --tree, status shows no tree.
-    plain = cluster.opctl("status", "--kubeconfig", cluster.kubeconfig, "--path", str(EXAMPLE), "--name",
+    plain = cluster.opctl("status", "--kubeconfig", cluster.kubeconfig, "--path", str(example), "--name",
                           example_set, "-o", "json")
     assert plain.returncode == 0 and "tree" not in json.loads(plain.stdout), output(plain)
