@@ -173,10 +173,32 @@ void print_manifests(const std::vector<Json>& manifests, const std::string& outp
     std::cout << "---\n" << model::to_yaml(object);
 }
 
+// opctl.yaml's spec.metrics goes into the ConfigMap as it is, but its paths are this machine's: inside the
+// container only the mounted Secret holds a credential, and a written file is collected by nobody.
+void warn_metrics_paths(const InstallCommandOptions& options) {
+  const auto& metrics = options.common.config.metrics;
+  if (options.common.quiet) return;
+  if (metrics.file)
+    std::cerr
+        << "warning: " << options.common.config.file << ":" << metrics.file_line
+        << ": spec.metrics.file: the CronJob's runs write " << *metrics.file
+        << " inside their container, whose root filesystem is read-only (a run that cannot write it exits "
+           "2) and where nothing collects it: leave it out of the opctl.yaml installed, and push with "
+           "--metrics-push URL\n";
+  std::string mounted = std::string(install::k_metrics_push_dir) + "/";
+  if (metrics.push && !metrics.push->auth_file.empty() && !metrics.push->auth_file.starts_with(mounted) &&
+      options.install.metrics_push_auth_secret.empty())
+    std::cerr << "warning: " << options.common.config.file << ":" << metrics.push->line
+              << ": spec.metrics.push.authFile: " << metrics.push->auth_file
+              << " is not in the CronJob's container: give --metrics-push-auth-secret NAME (mounted at "
+              << mounted << install::k_metrics_push_auth_key << ")\n";
+}
+
 int run_install(InstallCommandOptions& options) {
   finish_source_options(options.common);
   std::optional<ClusterConnection> connection;
   auto manifests = build_manifests(options, connection);
+  warn_metrics_paths(options);
   if (options.install.repo.empty() && !options.common.quiet)
     std::cerr << "warning: the source is a local path; the CronJob will look for --path "
               << options.install.path << " inside its container: give --repo to fetch it from git\n";

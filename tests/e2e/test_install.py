@@ -265,6 +265,17 @@ def test_a_metrics_push_the_cronjob_cannot_use_safely_exits_2(cluster, manifests
     config = next(item for item in items if item["kind"] == "ConfigMap")
     assert "url: http://gw.example:9091" in config["data"]["opctl.yaml"]
 
+    # Paths of this machine in the installed opctl.yaml are called out: the container has neither.
+    (root / "opctl.yaml").write_text("apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: m\nspec:\n"
+                                     "  metrics:\n    file: /var/lib/node-exporter/opctl.prom\n    push:\n"
+                                     "      url: http://gw.example:9091\n      authFile: /home/me/push-auth\n")
+    warned = cluster.opctl("install", "--path", str(root))
+    assert warned.returncode == 0, warned.stderr
+    assert "opctl.yaml:7: spec.metrics.file: the CronJob's runs write /var/lib/node-exporter/opctl.prom" in \
+        warned.stderr, warned.stderr
+    assert "opctl.yaml:8: spec.metrics.push.authFile: /home/me/push-auth is not in the CronJob's container: give " \
+        "--metrics-push-auth-secret NAME" in warned.stderr, warned.stderr
+
 
 def test_help_has_examples_and_every_flag_is_in_the_man_page(cluster):
     help_text = cluster.opctl("install", "--help").stdout
