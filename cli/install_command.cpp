@@ -233,7 +233,9 @@ void register_install(CLI::App& app, CommandAction& action) {
       "  opctl install --repo https://git.example/ops.git --path prod | kubectl apply --server-side -f -\n"
       "  opctl install --repo git@git.example:ops.git --git-secret opctl-git --schedule '*/15 * * * *' "
       "--apply\n"
-      "  opctl install --path manifests-example/ --rbac cluster-admin -o json\n");
+      "  opctl install --path manifests-example/ --rbac cluster-admin -o json\n"
+      "  opctl install --repo https://git.example/ops.git --path prod --metrics-push "
+      "http://pushgateway.monitoring:9091 --metrics-push-auth-secret opctl-metrics --apply\n");
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   command->add_option(
