@@ -342,9 +342,22 @@ void finish_source_options(CommonOptions& options) {
   };
 }
 
+void refuse_found_metrics(const config::RunConfig& found) {
+  const auto& metrics = found.metrics;
+  std::vector<Problem> problems;
+  const std::string why =
+      "an opctl.yaml inside a git source cannot say where metrics go (the commit would choose a path to "
+      "write on the machine that runs opctl, or a URL to send a credential to): put spec.metrics in a -f "
+      "file, or give --metrics-file / --metrics-push";
+  if (metrics.file) problems.push_back({found.file, metrics.file_line, "spec.metrics.file", why});
+  if (metrics.push) problems.push_back({found.file, metrics.push->line, "spec.metrics.push", why});
+  if (!problems.empty()) throw InvalidInputError(std::move(problems));
+}
+
 void apply_found_config(CommonOptions& options, const config::RunConfig& found) {
   require_found_verification(options, found);
-  if (!options.config.file.empty()) return;  // -f or the directory's file wins
+  if (!options.config.file.empty()) return;                       // -f or the directory's file wins
+  if (!options.source.repo.empty()) refuse_found_metrics(found);  // a plain directory's is the user's
   apply_settings(options, found, false);
   resolve_set_name(options);
 }

@@ -106,7 +106,14 @@ void finish_source_options(CommonOptions& options);
 // settings are ignored, the source is already chosen). Its verify: block
 // cannot turn verification on, off or point it at other trust files (it
 // comes from the commit it would vouch for); see require_found_verification.
+// From a git repository (--repo), its spec.metrics is refused (see refuse_found_metrics).
 void apply_found_config(CommonOptions& options, const config::RunConfig& found);
+
+// Throws InvalidInputError naming file, line and field when a config found
+// inside a git source sets spec.metrics: a file path and a credential on the
+// machine that runs opctl are not the commit's to choose. Nothing has been
+// applied when this runs.
+void refuse_found_metrics(const config::RunConfig& found);
 
 // Throws InvalidInputError when a config found inside the source asks for
 // signed commits (verify.commits: true) but this run does not verify them:

@@ -85,6 +85,11 @@ void adopt_config(InstallCommandOptions& options) {
   } else {
     install.config_text = config_text(common);
   }
+  const auto& push = common.config.metrics.push;
+  if (!install.metrics_push_auth_secret.empty() && install.metrics_push_url.empty() && !push)
+    throw InvalidInputError({Problem{"", 0, "--metrics-push-auth-secret",
+                                     "the runs push nowhere: give --metrics-push URL (or "
+                                     "spec.metrics.push.url in opctl.yaml)"}});
 }
 
 std::vector<Json> build_manifests(InstallCommandOptions& options,
@@ -168,10 +173,32 @@ void print_manifests(const std::vector<Json>& manifests, const std::string& outp
     std::cout << "---\n" << model::to_yaml(object);
 }
 
+// opctl.yaml's spec.metrics goes into the ConfigMap as it is, but its paths are this machine's: inside the
+// container only the mounted Secret holds a credential, and a written file is collected by nobody.
+void warn_metrics_paths(const InstallCommandOptions& options) {
+  const auto& metrics = options.common.config.metrics;
+  if (options.common.quiet) return;
+  if (metrics.file)
+    std::cerr
+        << "warning: " << options.common.config.file << ":" << metrics.file_line
+        << ": spec.metrics.file: the CronJob's runs write " << *metrics.file
+        << " inside their container, whose root filesystem is read-only (a run that cannot write it exits "
+           "2) and where nothing collects it: leave it out of the opctl.yaml installed, and push with "
+           "--metrics-push URL\n";
+  std::string mounted = std::string(install::k_metrics_push_dir) + "/";
+  if (metrics.push && !metrics.push->auth_file.empty() && !metrics.push->auth_file.starts_with(mounted) &&
+      options.install.metrics_push_auth_secret.empty())
+    std::cerr << "warning: " << options.common.config.file << ":" << metrics.push->line
+              << ": spec.metrics.push.authFile: " << metrics.push->auth_file
+              << " is not in the CronJob's container: give --metrics-push-auth-secret NAME (mounted at "
+              << mounted << install::k_metrics_push_auth_key << ")\n";
+}
+
 int run_install(InstallCommandOptions& options) {
   finish_source_options(options.common);
   std::optional<ClusterConnection> connection;
   auto manifests = build_manifests(options, connection);
+  warn_metrics_paths(options);
   if (options.install.repo.empty() && !options.common.quiet)
     std::cerr << "warning: the source is a local path; the CronJob will look for --path "
               << options.install.path << " inside its container: give --repo to fetch it from git\n";
@@ -206,7 +233,9 @@ void register_install(CLI::App& app, CommandAction& action) {
       "  opctl install --repo https://git.example/ops.git --path prod | kubectl apply --server-side -f -\n"
       "  opctl install --repo git@git.example:ops.git --git-secret opctl-git --schedule '*/15 * * * *' "
       "--apply\n"
-      "  opctl install --path manifests-example/ --rbac cluster-admin -o json\n");
+      "  opctl install --path manifests-example/ --rbac cluster-admin -o json\n"
+      "  opctl install --repo https://git.example/ops.git --path prod --metrics-push "
+      "http://pushgateway.monitoring:9091 --metrics-push-auth-secret opctl-metrics --apply\n");
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   command->add_option(
@@ -247,6 +276,15 @@ void register_install(CLI::App& app, CommandAction& action) {
       "Name of an existing Secret with the credentials of opctl.yaml's notifications, mounted into the "
       "CronJob at /etc/opctl/notify (point tokenFile/urlFile at /etc/opctl/notify/KEY); its content is "
       "never read");
+  command->add_option("--metrics-push", options->install.metrics_push_url,
+                      "Each run pushes its Prometheus metrics to this Pushgateway (e.g. "
+                      "http://pushgateway.monitoring:9091), as reconcile --metrics-push does (also: "
+                      "spec.metrics.push.url of opctl.yaml)");
+  command->add_option(
+      "--metrics-push-auth-secret", options->install.metrics_push_auth_secret,
+      "Name of an existing Secret whose key authorization holds the Authorization header value for the "
+      "push (\"Bearer TOKEN\" or \"Basic BASE64\"), mounted into the CronJob at "
+      "/etc/opctl/metrics-push/authorization; its content is never read");
   command->add_flag("--apply", options->apply,
                     "Server-side apply the objects (field manager opctl) instead of printing them");
   command->add_option("-o,--output", options->output, "Output format when printing")

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -31,17 +32,30 @@ std::string percent_encoded(const std::string& text) {
   return out;
 }
 
-// The Authorization header's value: the file's first line, spaces around it dropped.
-std::string authorization_of(const std::string& file) {
-  std::ifstream in(file);
-  std::string line;
-  if (!in || !std::getline(in, line))
-    throw Error(ErrorCategory::invalid_input,
-                fmt::format("cannot read the metrics push credentials {}", file));
+// The Authorization header's value: the file's (or the variable's) first line, spaces around it dropped.
+std::string authorization_of(const MetricsPush& push) {
+  std::string line, from;
+  if (!push.auth_file.empty()) {
+    std::ifstream in(push.auth_file);
+    if (!in || !std::getline(in, line))
+      throw Error(ErrorCategory::invalid_input,
+                  fmt::format("cannot read the metrics push credentials {}", push.auth_file));
+    from = push.auth_file;
+  } else {
+    const char* value = std::getenv(push.auth_env.c_str());
+    if (value == nullptr)
+      throw Error(ErrorCategory::invalid_input,
+                  fmt::format("the metrics push credentials: the environment variable {} is not set "
+                              "(spec.metrics.push.authEnv)",
+                              push.auth_env));
+    std::string text = value;
+    line = text.substr(0, text.find('\n'));
+    from = "in the environment variable " + push.auth_env;
+  }
   auto first = line.find_first_not_of(" \t\r");
   auto last = line.find_last_not_of(" \t\r");
   if (first == std::string::npos)
-    throw Error(ErrorCategory::invalid_input, fmt::format("the metrics push credentials {} are empty", file));
+    throw Error(ErrorCategory::invalid_input, fmt::format("the metrics push credentials {} are empty", from));
   return line.substr(first, last - first + 1);
 }
 
@@ -64,7 +78,7 @@ void push_metrics(const MetricsPush& push, const std::string& set, const std::st
   request.content_type = "text/plain; version=0.0.4; charset=utf-8";
   request.body = text;
   std::string shown = model::redact_credentials(request.url);
-  std::string header_value = push.auth_file.empty() ? "" : authorization_of(push.auth_file);
+  std::string header_value = push.auth_file.empty() && push.auth_env.empty() ? "" : authorization_of(push);
   if (!header_value.empty()) request.headers.push_back("Authorization: " + header_value);
   notify::HttpResponse response = notify::curl_poster()->post(request, k_push_timeout);
   if (!response.error.empty())

@@ -7,8 +7,10 @@ namespace opctl::cli {
 
 struct MetricsPush {
   std::string url;  // the Pushgateway, e.g. http://pushgateway:9091 (a path prefix is kept)
-  std::string
-      auth_file;  // holds the Authorization header's value ("Bearer TOKEN", "Basic ..."); may be empty
+  // At most one holds the Authorization header's value ("Bearer TOKEN", "Basic ..."): a file, or an
+  // environment variable (opctl.yaml's spec.metrics.push.authEnv); both may be empty.
+  std::string auth_file;
+  std::string auth_env;
 };
 
 // Where the metrics of `set` go: URL/metrics/job/opctl/set/<set>, the set percent-encoded, or in the

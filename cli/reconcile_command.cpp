@@ -213,7 +213,7 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
 
 // The pass, and its metrics whatever its end: a run that fails or stops before its pass writes them too.
 int run_reconcile(ReconcileOptions& options) {
-  RunMetricsRecorder metrics(options.metrics);
+  RunMetricsRecorder metrics(options.metrics, options.common.config);
   auto warn = [&](const std::string& line) {
     if (!options.common.quiet) std::cerr << "warning: " << line << "\n";
   };

@@ -74,20 +74,40 @@ void add_metrics_flags(CLI::App& command, MetricsOptions& options) {
   command.add_option(
       "--metrics-file", options.file,
       "Write the run's Prometheus metrics to this file (replaced atomically; for node-exporter's "
-      "textfile collector, name it *.prom), also when the run fails");
+      "textfile collector, name it *.prom), also when the run fails (also: spec.metrics.file)");
   command.add_option("--metrics-push", options.push.url,
                      "Push the run's Prometheus metrics to this Pushgateway (e.g. http://pushgateway:9091), "
-                     "grouped by job=opctl and set=<name>; a failed push is a warning");
+                     "grouped by job=opctl and set=<name>; a failed push is a warning (also: "
+                     "spec.metrics.push.url; the flag replaces the whole push: a credential with it comes "
+                     "from --metrics-push-auth-file only)");
   command
       .add_option("--metrics-push-auth-file", options.push.auth_file,
                   "A file holding the Authorization header value for --metrics-push (\"Bearer TOKEN\" or "
-                  "\"Basic BASE64\"); never printed")
+                  "\"Basic BASE64\"); never printed (also: spec.metrics.push.authFile or authEnv)")
       ->check(CLI::ExistingFile);
 }
 
-RunMetricsRecorder::RunMetricsRecorder(const MetricsOptions& options)
-    : options_(options), started_(std::chrono::steady_clock::now()) {
+MetricsOptions metrics_options_of(const MetricsOptions& flags, const config::MetricsSettings& config) {
+  MetricsOptions out = flags;
+  if (out.file.empty()) out.file = config.file.value_or("");
+  if (flags.push.url.empty() && config.push) {
+    out.push.url = config.push->url;
+    if (flags.push.auth_file.empty()) {
+      out.push.auth_file = config.push->auth_file;
+      out.push.auth_env = config.push->auth_env;
+    }
+  }
+  return out;
+}
+
+RunMetricsRecorder::RunMetricsRecorder(const MetricsOptions& flags, const config::RunConfig& config)
+    : flags_(flags), config_(config), started_(std::chrono::steady_clock::now()) {
   metrics_.started = std::chrono::system_clock::now();
+}
+
+bool RunMetricsRecorder::wanted() const {
+  auto options = this->options();
+  return !options.file.empty() || !options.push.url.empty();
 }
 
 void RunMetricsRecorder::lease_taken(std::chrono::steady_clock::time_point asked) {
@@ -113,10 +133,11 @@ void RunMetricsRecorder::publish(const std::string& set, int exit_code,
   metrics_.duration = duration_cast<milliseconds>(std::chrono::steady_clock::now() - started_);
   if (!metrics_.pass) metrics_.result_without_pass = result_without_pass(exit_code);
   std::string text = apply::render_metrics(metrics_);
-  if (!options_.file.empty()) write_metrics_file(options_.file, text);
-  if (options_.push.url.empty()) return;
+  auto options = this->options();
+  if (!options.file.empty()) write_metrics_file(options.file, text);
+  if (options.push.url.empty()) return;
   try {
-    push_metrics(options_.push, set, text);
+    push_metrics(options.push, set, text);
   } catch (const Error& error) {
     warn(error.what());
   }

@@ -11,6 +11,7 @@
 
 #include "apply/pass_report.hpp"
 #include "apply/run_metrics.hpp"
+#include "config/run_config.hpp"
 #include "kube/api_client.hpp"
 #include "metrics_push.hpp"
 
@@ -23,12 +24,17 @@ struct MetricsOptions {
 
 void add_metrics_flags(CLI::App& command, MetricsOptions& options);
 
+// The flags over opctl.yaml's spec.metrics: --metrics-file replaces its file; --metrics-push replaces its
+// whole push, credential included (the file's credential is for the file's URL), with
+// --metrics-push-auth-file's or none; --metrics-push-auth-file alone replaces only the file's credential.
+MetricsOptions metrics_options_of(const MetricsOptions& flags, const config::MetricsSettings& config);
+
 class RunMetricsRecorder {
  public:
-  // The run starts now.
-  explicit RunMetricsRecorder(const MetricsOptions& options);
+  // The run starts now. `config` is the run's opctl.yaml, read later: its spec.metrics counts once it is.
+  RunMetricsRecorder(const MetricsOptions& flags, const config::RunConfig& config);
 
-  bool wanted() const { return !options_.file.empty() || !options_.push.url.empty(); }
+  bool wanted() const;
   // The set's Lease was taken; asking for it began at `asked`.
   void lease_taken(std::chrono::steady_clock::time_point asked);
   // The pass ended: its counts, and the live status of its Clusters (and of the Backups in their namespaces).
@@ -40,7 +46,10 @@ class RunMetricsRecorder {
   void publish(const std::string& set, int exit_code, const std::function<void(const std::string&)>& warn);
 
  private:
-  const MetricsOptions& options_;
+  MetricsOptions options() const { return metrics_options_of(flags_, config_.metrics); }
+
+  const MetricsOptions& flags_;
+  const config::RunConfig& config_;
   apply::RunMetrics metrics_;
   std::chrono::steady_clock::time_point started_;
 };

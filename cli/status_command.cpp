@@ -21,6 +21,7 @@
 #include "plan/prune_set.hpp"
 #include "plan_render.hpp"
 #include "set_pin_plan.hpp"
+#include "set_tree.hpp"
 #include "structured_output.hpp"
 
 namespace opctl::cli {
@@ -31,6 +32,7 @@ using model::Json;
 struct StatusOptions {
   CommonOptions common;
   std::string output = "text";
+  bool tree = false;  // --tree: also what opctl tree shows
 };
 
 Json lease_status(kube::ApiClient& client, const config::RunConfig& config) {
@@ -140,6 +142,11 @@ int run_status(StatusOptions& options) {
     custom.push_back(std::move(entry));
   }
   status["customResources"] = custom;
+  std::vector<apply::TreeWave> tree;
+  if (options.tree) {
+    tree = read_set_tree({client, store, parent, parent_object, desired.objects, options.common.quiet});
+    status["tree"] = apply::tree_to_json(tree);
+  }
 
   if (is_structured(options.output)) {
     std::cout << render_structured(status, options.output);
@@ -206,6 +213,7 @@ int run_status(StatusOptions& options) {
       }
     }
   }
+  if (options.tree) print_tree(tree, parent.qualified_name(), Palette{use_color(options.common.no_color)});
   return k_exit_ok;
 }
 
@@ -219,7 +227,8 @@ void register_status(CLI::App& app, CommandAction& action) {
   command->footer(
       "Examples:\n"
       "  opctl status --path manifests-example/\n"
-      "  opctl status -f opctl.yaml -o json\n");
+      "  opctl status -f opctl.yaml -o json\n"
+      "  opctl status --path manifests-example/ --tree\n");
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
@@ -227,6 +236,9 @@ void register_status(CLI::App& app, CommandAction& action) {
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
+  command->add_flag("--tree", options->tree,
+                    "Also show what opctl tree shows: the members by wave with their health, and under each "
+                    "what it owns (-o json|yaml: under \"tree\")");
   add_output_flags(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_status(*options); }; });
 }

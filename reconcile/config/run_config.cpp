@@ -229,6 +229,57 @@ void check_notification(FieldReader& reader, const Notification& entry, const st
   if (entry.timeout.count() < 1) field_problem("timeout", "must be at least 1s");
 }
 
+// A field that would hold a credential itself: always a problem, naming where to put it instead.
+std::function<void(const Json&, const std::string&, const std::string&)> credential_refused(
+    FieldReader& reader, const std::string& instead) {
+  return [&reader, instead](const Json&, const std::string& field_pointer, const std::string& field_path) {
+    reader.problem(field_pointer, field_path,
+                   "a credential is never written in opctl.yaml (it would be in git and in the "
+                   "ConfigMap): use " +
+                       instead);
+  };
+}
+
+void read_metrics_push(FieldReader& reader, MetricsPushSettings& push, const std::string& pointer,
+                       const std::string& path) {
+  reader.read_map(pointer, path,
+                  {{"url", reader.into_string(push.url)},
+                   {"authFile", reader.into_string(push.auth_file)},
+                   {"authEnv", reader.into_string(push.auth_env)},
+                   {"authorization", credential_refused(reader, "authFile or authEnv")},
+                   {"token", credential_refused(reader, "authFile or authEnv")},
+                   {"password", credential_refused(reader, "authFile or authEnv")}});
+  push.line = reader.line_of(pointer);
+  if (push.url.empty())
+    reader.problem(pointer, path, "needs url, the Pushgateway's (e.g. http://pushgateway:9091)");
+  else if (!is_http_url(push.url))
+    reader.problem(pointer + "/url", path + ".url", "must be an http:// or https:// URL");
+  else if (model::url_has_credentials(push.url))
+    reader.problem(pointer + "/url", path + ".url",
+                   "carries a credential: put the Authorization header's value in a file (authFile) or a "
+                   "variable (authEnv)");
+  if (!push.auth_file.empty() && !push.auth_env.empty())
+    reader.problem(pointer, path, "give at most one of authFile or authEnv");
+}
+
+void read_metrics(FieldReader& reader, MetricsSettings& metrics, const std::string& pointer,
+                  const std::string& path) {
+  reader.read_map(
+      pointer, path,
+      {{"file",
+        [&](const Json& value, const std::string& field_pointer, const std::string& field_path) {
+          if (!value.is_string() || value.get<std::string>().empty())
+            return reader.problem(field_pointer, field_path,
+                                  "must be the path of the file to write (for node-exporter's textfile "
+                                  "collector, *.prom)");
+          metrics.file = value.get<std::string>();
+          metrics.file_line = reader.line_of(field_pointer);
+        }},
+       {"push", [&](const Json&, const std::string& field_pointer, const std::string& field_path) {
+          read_metrics_push(reader, metrics.push.emplace(), field_pointer, field_path);
+        }}});
+}
+
 void read_notification(FieldReader& reader, Notification& entry, const std::string& pointer,
                        const std::string& path) {
   std::optional<std::string> type;
@@ -236,14 +287,7 @@ void read_notification(FieldReader& reader, Notification& entry, const std::stri
   std::optional<int> retries;
   std::vector<std::string> triggers;
   bool triggers_given = false;
-  auto never_inline = [&](const std::string& instead) {
-    return [&reader, instead](const Json&, const std::string& field_pointer, const std::string& field_path) {
-      reader.problem(field_pointer, field_path,
-                     "a credential is never written in opctl.yaml (it would be in git and in the "
-                     "ConfigMap): use " +
-                         instead);
-    };
-  };
+  auto never_inline = [&](const std::string& instead) { return credential_refused(reader, instead); };
   reader.read_map(pointer, path,
                   {{"type", reader.into(type)},
                    {"name", reader.into_string(entry.name)},
@@ -390,6 +434,10 @@ void read_spec(FieldReader& reader, RunConfig& config) {
         }},
        {"helm", reader.into_list<HelmChart>(config.helm, read_helm_chart)},
        {"notifications", reader.into_list<Notification>(config.notifications, read_notification)},
+       {"metrics",
+        [&](const Json&, const std::string& pointer, const std::string& path) {
+          read_metrics(reader, config.metrics, pointer, path);
+        }},
        {"clusterDefaults",
         [&](const Json&, const std::string& pointer, const std::string& path) {
           reader.read_map(pointer, path, {{"imageName", reader.into(config.cluster_defaults.image_name)}});

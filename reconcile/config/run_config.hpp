@@ -115,6 +115,22 @@ struct ClusterDefaults {
   std::optional<std::string> image_name;
 };
 
+// spec.metrics: as --metrics-file and --metrics-push. Both name places on
+// the machine that runs opctl (a file to write, a credential to send), so
+// only -f (or a plain directory's opctl.yaml) may set them: an opctl.yaml
+// inside a git source that does is refused (cli's apply_found_config).
+struct MetricsPushSettings {
+  std::string url;                  // the Pushgateway, http:// or https://, no credentials in it
+  std::string auth_file, auth_env;  // at most one: the Authorization header's value
+  int line = 0;                     // where push starts, for messages
+};
+
+struct MetricsSettings {
+  std::optional<std::string> file;
+  int file_line = 0;
+  std::optional<MetricsPushSettings> push;
+};
+
 struct RunConfig {
   std::string file;                        // where it was read from; empty when there is none
   std::string name;                        // metadata.name; empty when not given (the set is unnamed)
@@ -139,6 +155,7 @@ struct RunConfig {
   std::vector<HookKind> kinds;
   std::vector<HelmChart> helm;
   std::vector<Notification> notifications;
+  MetricsSettings metrics;
   ClusterDefaults cluster_defaults;
 };
 

@@ -51,6 +51,13 @@ Json volumes(const InstallOptions& options) {
   if (!options.notify_secret.empty())
     list.push_back(
         {{"name", "notify"}, {"secret", {{"secretName", options.notify_secret}, {"defaultMode", 0440}}}});
+  if (!options.metrics_push_auth_secret.empty())
+    list.push_back({{"name", "metrics-push"},
+                    {"secret",
+                     {{"secretName", options.metrics_push_auth_secret},
+                      {"defaultMode", 0440},
+                      {"items", Json::array({{{"key", k_metrics_push_auth_key},
+                                              {"path", k_metrics_push_auth_key}}})}}}});
   return list;
 }
 
@@ -68,6 +75,8 @@ Json volume_mounts(const InstallOptions& options) {
     list.push_back({{"name", "verify"}, {"mountPath", k_verify_dir}, {"readOnly", true}});
   if (!options.notify_secret.empty())
     list.push_back({{"name", "notify"}, {"mountPath", k_notify_dir}, {"readOnly", true}});
+  if (!options.metrics_push_auth_secret.empty())
+    list.push_back({{"name", "metrics-push"}, {"mountPath", k_metrics_push_dir}, {"readOnly", true}});
   return list;
 }
 
@@ -122,6 +131,11 @@ std::vector<std::string> reconcile_args(const InstallOptions& options) {
       args.insert(args.end(), {"--verify-allowed-signers", dir + "/" + k_allowed_signers_key});
     if (options.verify_gpg) args.insert(args.end(), {"--verify-gpg-keyring", dir + "/" + k_gpg_keyring_key});
   }
+  if (!options.metrics_push_url.empty())
+    args.insert(args.end(), {"--metrics-push", options.metrics_push_url});
+  if (!options.metrics_push_auth_secret.empty())
+    args.insert(args.end(), {"--metrics-push-auth-file",
+                             std::string(k_metrics_push_dir) + "/" + k_metrics_push_auth_key});
   if (options.git_secret.empty()) return args;
   std::string dir = k_git_dir;
   if (is_ssh_url(options.repo)) {

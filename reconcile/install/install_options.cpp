@@ -53,6 +53,19 @@ std::vector<Problem> option_problems(const InstallOptions& options) {
   if (!options.notify_secret.empty() && !is_dns_subdomain(options.notify_secret))
     problems.push_back(
         {"", 0, "--notify-secret", "\"" + options.notify_secret + "\" is not a valid Secret name"});
+  if (!options.metrics_push_auth_secret.empty() && !is_dns_subdomain(options.metrics_push_auth_secret))
+    problems.push_back({"", 0, "--metrics-push-auth-secret",
+                        "\"" + options.metrics_push_auth_secret + "\" is not a valid Secret name"});
+  const std::string& push = options.metrics_push_url;
+  if (!push.empty() && !push.starts_with("http://") && !push.starts_with("https://"))
+    problems.push_back({"", 0, "--metrics-push", "must be an http:// or https:// URL"});
+  if (model::url_has_credentials(push))
+    problems.push_back(
+        {"", 0, "--metrics-push",
+         "\"" + model::redact_credentials(push) +
+             "\" carries credentials in the URL, which would be stored in clear in the CronJob: "
+             "put the Authorization header's value in a Secret and pass "
+             "--metrics-push-auth-secret NAME"});
   if (!options.sops_age_secret.empty() && !is_dns_subdomain(options.sops_age_secret))
     problems.push_back(
         {"", 0, "--sops-age-secret", "\"" + options.sops_age_secret + "\" is not a valid Secret name"});

@@ -34,6 +34,12 @@ struct InstallOptions {
   // A Secret (by name) holding the notifications' credentials (opctl.yaml's
   // tokenFile and urlFile point into k_notify_dir); every key is a file.
   std::string notify_secret;
+  // Where the runs push their metrics (--metrics-push of each run), and a
+  // Secret (by name) whose key `authorization` holds the Authorization
+  // header's value, mounted into k_metrics_push_dir; either may be empty
+  // (opctl.yaml's spec.metrics.push, in the ConfigMap, may name the URL).
+  std::string metrics_push_url;
+  std::string metrics_push_auth_secret;
 };
 
 // The paths inside the CronJob's container.
@@ -45,6 +51,8 @@ inline constexpr const char* k_verify_dir = "/etc/opctl/verify";
 inline constexpr const char* k_allowed_signers_key = "allowed_signers";
 inline constexpr const char* k_gpg_keyring_key = "keyring.gpg";
 inline constexpr const char* k_notify_dir = "/etc/opctl/notify";
+inline constexpr const char* k_metrics_push_dir = "/etc/opctl/metrics-push";
+inline constexpr const char* k_metrics_push_auth_key = "authorization";
 inline constexpr const char* k_cache_dir = "/var/cache/opctl";
 
 // opctl.yaml for a set that has none: names the Lease and ApplySet parent

@@ -4,7 +4,8 @@ read-only root filesystem, under the generated least-privilege RBAC), fetches
 from a git server on the node's network with the credentials of the git
 Secret (a token over smart HTTP, or a key and known_hosts over SSH), and
 reconciles; a pushed commit lands on the next run, a run after it changes
-nothing, and a pass that fails fails its Job."""
+nothing, a pass that fails fails its Job, and a run pushes its metrics to a
+Pushgateway with the credential of a mounted Secret."""
 import base64
 import contextlib
 import json
@@ -15,7 +16,10 @@ import uuid
 
 import pytest
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from git_servers import HttpGitServer, SshGitServer, Upstream
+from pushgateway_support import AUTHORIZATION, get, running_pushgateway
 from signing_support import SshSigner
 from sops_support import AgeKey, digest, require_no_plaintext, secret, sops_bin, sops_encrypt  # noqa: F401 (a fixture)
 
@@ -150,6 +154,47 @@ def test_the_installed_cronjob_runs_from_the_image_and_converges(cluster, tmp_pa
         assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
         assert pod["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"] is True
         assert pod["spec"]["serviceAccountName"] == f"opctl-{installed.name}"
+
+
+def test_the_cronjob_pushes_its_metrics_with_the_credential_of_a_mounted_secret(cluster, tmp_path, installed):
+    # A real Pushgateway on the node's network that wants basic auth; the header's value is in a Secret.
+    (tmp_path / "pushgateway").mkdir()
+    secret = f"metrics-{installed.name}"
+    authorization = tmp_path / "authorization"
+    authorization.write_text(AUTHORIZATION + "\n")
+    cluster.kubectl("create", "namespace", INSTALL_NAMESPACE, check=False)
+    cluster.kubectl("create", "secret", "generic", secret, "-n", INSTALL_NAMESPACE,
+                    f"--from-file=authorization={authorization}")
+    try:
+        with running_pushgateway(tmp_path / "pushgateway", node=True) as gateway, \
+                installed.served_over_http(tmp_path, ["--metrics-push", gateway,
+                                                      "--metrics-push-auth-secret", secret]) as printed:
+            assert AUTHORIZATION.split()[1] not in printed
+            log = installed.run()
+            assert installed.value() == "hello", log
+            assert "warning" not in log, log
+            assert AUTHORIZATION.split()[1] not in log
+
+            pushed = {}
+            for family in text_string_to_metric_families(get(gateway + "/metrics")):
+                for sample in family.samples:
+                    if sample.labels.get("set") == installed.name and sample.labels.get("job") == "opctl":
+                        pushed[(sample.name, sample.labels.get("action", ""))] = sample.value
+            assert pushed.get(("opctl_run_success", "")) == 1, pushed
+            # The Namespace (which opctl install made, so the pass configures it) and the ConfigMap read above.
+            assert pushed.get(("opctl_objects", "created")) + pushed.get(("opctl_objects", "configured")) == 2, pushed
+            assert pushed.get(("opctl_objects", "failed")) == 0, pushed
+            assert pushed.get(("push_failure_time_seconds", "")) == 0, pushed
+
+            pod = cluster.get_json("pods", "-n", INSTALL_NAMESPACE, "-l",
+                                   f"job-name=run-{installed.runs}-{installed.suffix}")["items"][0]
+            volume = next(v for v in pod["spec"]["volumes"] if v["name"] == "metrics-push")
+            assert volume["secret"]["items"] == [{"key": "authorization", "path": "authorization"}]
+            args = pod["spec"]["containers"][0]["args"]
+            assert args[args.index("--metrics-push") + 1] == gateway
+            assert args[args.index("--metrics-push-auth-file") + 1] == "/etc/opctl/metrics-push/authorization"
+    finally:
+        cluster.kubectl("delete", "secret", secret, "-n", INSTALL_NAMESPACE, "--ignore-not-found", check=False)
 
 
 def test_a_kustomization_is_rendered_inside_the_image_by_its_kustomize(cluster, tmp_path, installed):

@@ -245,6 +245,38 @@ def test_bad_schedule_exits_2(cluster, manifests):
     assert "--schedule" in result.stderr
 
 
+def test_a_metrics_push_the_cronjob_cannot_use_safely_exits_2(cluster, manifests):
+    root = manifests({"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: x\n"})
+    in_url = cluster.opctl("install", "--path", str(root), "--metrics-push", "https://opctl:hunter2@gw.example")
+    assert in_url.returncode == 2 and in_url.stdout == "", in_url.stderr
+    assert "--metrics-push: \"https://" in in_url.stderr and "--metrics-push-auth-secret" in in_url.stderr
+    assert "hunter2" not in in_url.stderr
+    nowhere = cluster.opctl("install", "--path", str(root), "--metrics-push-auth-secret", "opctl-metrics")
+    assert nowhere.returncode == 2 and nowhere.stdout == "", nowhere.stderr
+    assert "--metrics-push-auth-secret: the runs push nowhere" in nowhere.stderr
+    # With the URL in the opctl.yaml the CronJob reads, the Secret's credential goes with it.
+    (root / "opctl.yaml").write_text("apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: m\nspec:\n"
+                                     "  metrics:\n    push:\n      url: http://gw.example:9091\n")
+    items = install_items(cluster, "--path", str(root), "--metrics-push-auth-secret", "opctl-metrics")
+    cronjob = next(item for item in items if item["kind"] == "CronJob")
+    args = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert "--metrics-push" not in args
+    assert args[args.index("--metrics-push-auth-file") + 1] == "/etc/opctl/metrics-push/authorization"
+    config = next(item for item in items if item["kind"] == "ConfigMap")
+    assert "url: http://gw.example:9091" in config["data"]["opctl.yaml"]
+
+    # Paths of this machine in the installed opctl.yaml are called out: the container has neither.
+    (root / "opctl.yaml").write_text("apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: m\nspec:\n"
+                                     "  metrics:\n    file: /var/lib/node-exporter/opctl.prom\n    push:\n"
+                                     "      url: http://gw.example:9091\n      authFile: /home/me/push-auth\n")
+    warned = cluster.opctl("install", "--path", str(root))
+    assert warned.returncode == 0, warned.stderr
+    assert "opctl.yaml:7: spec.metrics.file: the CronJob's runs write /var/lib/node-exporter/opctl.prom" in \
+        warned.stderr, warned.stderr
+    assert "opctl.yaml:8: spec.metrics.push.authFile: /home/me/push-auth is not in the CronJob's container: give " \
+        "--metrics-push-auth-secret NAME" in warned.stderr, warned.stderr
+
+
 def test_help_has_examples_and_every_flag_is_in_the_man_page(cluster):
     help_text = cluster.opctl("install", "--help").stdout
     assert "Examples:" in help_text

@@ -3,26 +3,19 @@ node-exporter's textfile collector reads, `--metrics-push` sends it to a Prometh
 with prometheus_client's parser (PyPI), the push by a real Pushgateway built from the Go module proxy
 (tests/tools/build.sh pushgateway) on a loopback port, read back from its /metrics with the same parser. The values
 are checked against what the pass did, as kubectl shows it; a pass that fails, and a run whose set does not load,
-still write their metrics, with success 0. A real two-instance Cluster on the test node gives the Cluster metrics,
+still write their metrics, with success 0. The same, configured only by opctl.yaml's spec.metrics (its credential
+from a variable), which an opctl.yaml inside a git source may not set. A real two-instance Cluster on the test node gives the Cluster metrics,
 compared with its status as kubectl reads it (a Cluster's last backup is unit-tested: a backup Job takes minutes)."""
 import base64
-import os
-import pathlib
-import socket
-import subprocess
 import time
-import urllib.request
 import uuid
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from postgres_support import PgCluster, prepare_node_suite
-
-SOURCE_DIR = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
-# The Pushgateway's basic-auth user "opctl" with the password "e2e-push-secret" (bcrypt, cost 10).
-PUSH_USER, PUSH_PASSWORD = "opctl", "e2e-push-secret"
-PUSH_HASH = "$2a$10$b47gerVckR0djYkNgMg/R.xbEvz9Aqf1K3owsN4PjgvmetLhCNy1a"
+from git_servers import Upstream
+from pushgateway_support import AUTHORIZATION, PUSH_PASSWORD, PUSH_USER, free_port, get, running_pushgateway
 
 
 def config(name, set_namespace):
@@ -139,48 +132,11 @@ def test_a_failed_pass_and_a_set_that_does_not_load_still_write_metrics(cluster,
     assert not any(name == "opctl_objects" for name, _ in values)  # no pass ran
 
 
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def pushgateway(tmp_path_factory):
     """A real Pushgateway on a loopback port that wants basic auth; yields its URL."""
-    built = subprocess.run([str(SOURCE_DIR / "tests/tools/build.sh"), "pushgateway"], capture_output=True,
-                           text=True, timeout=1200)
-    assert built.returncode == 0, f"building the Pushgateway failed: {built.stderr[-2000:]}"
-    binary = built.stdout.strip().splitlines()[-1]
-    work = tmp_path_factory.mktemp("pushgateway")
-    web_config = work / "web.yml"
-    web_config.write_text(f"basic_auth_users:\n  {PUSH_USER}: {PUSH_HASH}\n")
-    url = f"http://127.0.0.1:{free_port()}"
-    log = open(work / "log", "w")
-    process = subprocess.Popen([binary, f"--web.listen-address={url[len('http://'):]}",
-                                f"--web.config.file={web_config}"], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                get(url + "/-/ready")
-                break
-            except OSError:
-                assert process.poll() is None and time.time() < deadline, (work / "log").read_text()
-                time.sleep(0.2)
+    with running_pushgateway(tmp_path_factory.mktemp("pushgateway")) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
-
-
-def get(url):
-    request = urllib.request.Request(url)
-    token = base64.b64encode(f"{PUSH_USER}:{PUSH_PASSWORD}".encode()).decode()
-    request.add_header("Authorization", f"Basic {token}")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.read().decode()
 
 
 def test_the_metrics_are_pushed_to_a_pushgateway_grouped_by_the_set(cluster, namespace, tmp_path, setname,
@@ -210,6 +166,99 @@ def test_the_metrics_are_pushed_to_a_pushgateway_grouped_by_the_set(cluster, nam
     nobody = cluster.reconcile("--path", str(two_passes), "--metrics-push", f"http://127.0.0.1:{free_port()}")
     assert nobody.returncode == 0, nobody.stdout + nobody.stderr
     assert "warning: cannot push the metrics to http://127.0.0.1:" in nobody.stderr, nobody.stderr
+
+
+def metrics_spec(file=None, url=None, auth=""):
+    text = "  metrics:\n"
+    if file:
+        text += f"    file: {file}\n"
+    if url:
+        text += f"    push:\n      url: {url}\n" + (f"      {auth}\n" if auth else "")
+    return text
+
+
+def test_a_pass_configured_only_by_opctl_yaml_writes_the_file_and_pushes(cluster, namespace, tmp_path, setname,
+                                                                         two_passes, pushgateway):
+    metrics_file = tmp_path / "textfile" / "opctl.prom"
+    metrics_file.parent.mkdir()
+    config_file = tmp_path / "opctl.yaml"
+    config_file.write_text(config(setname, namespace) + metrics_spec(
+        file=metrics_file, url=pushgateway, auth="authEnv: OPCTL_E2E_PUSH_AUTH"))
+    # No metrics flag: -f names the file, the variable holds the Authorization header's value.
+    result = cluster.reconcile("-f", str(config_file), "--path", str(two_passes), "-v",
+                               env={"OPCTL_E2E_PUSH_AUTH": AUTHORIZATION})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning" not in result.stderr, result.stderr
+    assert AUTHORIZATION.split()[1] not in result.stdout + result.stderr
+    assert not cluster.exists("configmap", "c", "-n", namespace)  # the pass pruned c
+
+    written, _ = samples(metrics_file.read_text())
+    assert value(written, "opctl_run_success", set=setname) == 1
+    assert value(written, "opctl_objects", set=setname, action="pruned") == 1
+    pushed, _ = samples(get(pushgateway + "/metrics"))
+    group = {"job": "opctl", "set": setname, "instance": ""}
+    assert value(pushed, "opctl_run_success", **group) == 1
+    assert value(pushed, "opctl_objects", action="pruned", **group) == 1
+    assert value(pushed, "opctl_objects", action="configured", **group) == 1
+    assert value(pushed, "push_failure_time_seconds", **group) == 0
+
+    # Without the variable the push is a warning that names it; the file is still written.
+    metrics_file.unlink()
+    unset = cluster.reconcile("-f", str(config_file), "--path", str(two_passes))
+    assert unset.returncode == 0, unset.stdout + unset.stderr
+    assert "the environment variable OPCTL_E2E_PUSH_AUTH is not set (spec.metrics.push.authEnv)" in unset.stderr, \
+        unset.stderr
+    assert value(samples(metrics_file.read_text())[0], "opctl_run_success", set=setname) == 1
+
+    # Flags win: --metrics-file writes elsewhere, and --metrics-push (here with no credential) replaces the push.
+    other = tmp_path / "other.prom"
+    metrics_file.unlink()
+    flagged = cluster.reconcile("-f", str(config_file), "--path", str(two_passes), "--metrics-file", str(other),
+                                "--metrics-push", f"http://127.0.0.1:{free_port()}",
+                                env={"OPCTL_E2E_PUSH_AUTH": AUTHORIZATION})
+    assert flagged.returncode == 0, flagged.stdout + flagged.stderr
+    assert other.exists() and not metrics_file.exists()
+    assert "warning: cannot push the metrics to http://127.0.0.1:" in flagged.stderr, flagged.stderr
+
+
+def test_a_bad_spec_metrics_is_an_error_naming_file_line_and_field(cluster, namespace, tmp_path, setname,
+                                                                   two_passes):
+    config_file = tmp_path / "opctl.yaml"
+    # Line 9 is `push:`, line 11 the inline credential.
+    config_file.write_text(config(setname, namespace) + metrics_spec(url="http://gw:9091",
+                                                                     auth="token: Bearer s3cr3t"))
+    result = cluster.reconcile("-f", str(config_file), "--path", str(two_passes))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert (f"{config_file}:11: spec.metrics.push.token: a credential is never written in opctl.yaml"
+            in result.stderr), result.stderr
+    assert "s3cr3t" not in result.stdout + result.stderr
+    config_file.write_text(config(setname, namespace) + "  metrics:\n    push:\n      authFile: /x\n")
+    missing = cluster.reconcile("-f", str(config_file), "--path", str(two_passes))
+    assert missing.returncode == 2, missing.stdout + missing.stderr
+    assert f"{config_file}:9: spec.metrics.push: needs url" in missing.stderr, missing.stderr
+    assert cluster.get_json("configmap", "c", "-n", namespace)["data"] == {"k": "v"}, "nothing was applied"
+    assert cluster.get_json("configmap", "a", "-n", namespace)["data"] == {"k": "v"}, "nothing was applied"
+
+
+def test_an_opctl_yaml_inside_a_git_source_may_not_set_spec_metrics(cluster, namespace, tmp_path, setname,
+                                                                    pushgateway):
+    upstream = Upstream(tmp_path)
+    written = tmp_path / "chosen-by-the-commit.prom"
+    # Line 9 is `file:`, line 10 `push:`.
+    commit = upstream.commit({"opctl.yaml": config(setname, namespace) + metrics_spec(
+        file=written, url=pushgateway, auth="authEnv: OPCTL_E2E_PUSH_AUTH"),
+        "cm.yaml": configmap("from-git", namespace)})
+    result = cluster.reconcile("--repo", f"file://{upstream.bare}", "--cache-dir", str(tmp_path / "cache"),
+                               env={"OPCTL_E2E_PUSH_AUTH": AUTHORIZATION})
+    assert result.returncode == 2, result.stdout + result.stderr
+    where = "opctl.yaml"
+    assert f"{where}:9: spec.metrics.file: an opctl.yaml inside a git source cannot say where metrics go" in \
+        result.stderr, result.stderr
+    assert f"{where}:10: spec.metrics.push: " in result.stderr, result.stderr
+    assert not written.exists()
+    assert not cluster.exists("configmap", "from-git", "-n", namespace), "nothing was applied"
+    pushed, _ = samples(get(pushgateway + "/metrics"))
+    assert not any(dict(labels).get("set") == setname for _, labels in pushed), "nothing was pushed"
 
 
 def test_a_clusters_instances_primary_and_replication_lag_are_read_from_its_status(cluster, namespace, manifests,

