@@ -13,18 +13,24 @@ namespace {
 using model::Json;
 
 // The kinds controllers create for what they manage, opctl's own reconcilers
-// included (a Cluster's Pods, claims, Services, Secrets, budget and Lease, a
-// Backup's Jobs): only these are listed for children, not every resource.
-const std::set<std::pair<std::string, std::string>> k_child_kinds = {{"", "Pod"},
-                                                                     {"", "PersistentVolumeClaim"},
-                                                                     {"", "Service"},
-                                                                     {"", "Secret"},
-                                                                     {"", "ConfigMap"},
-                                                                     {"apps", "ReplicaSet"},
-                                                                     {"apps", "StatefulSet"},
-                                                                     {"batch", "Job"},
-                                                                     {"policy", "PodDisruptionBudget"},
-                                                                     {"coordination.k8s.io", "Lease"}};
+// included (a Cluster's Pods, claims, Services, Secrets, budgets, Lease and
+// each instance's ServiceAccount, Role and RoleBinding, a Backup's CronJob and
+// its Jobs): only these are listed for children, not every resource.
+const std::set<std::pair<std::string, std::string>> k_child_kinds = {
+    {"", "Pod"},
+    {"", "PersistentVolumeClaim"},
+    {"", "Service"},
+    {"", "Secret"},
+    {"", "ConfigMap"},
+    {"", "ServiceAccount"},
+    {"apps", "ReplicaSet"},
+    {"apps", "StatefulSet"},
+    {"batch", "Job"},
+    {"batch", "CronJob"},
+    {"policy", "PodDisruptionBudget"},
+    {"coordination.k8s.io", "Lease"},
+    {"rbac.authorization.k8s.io", "Role"},
+    {"rbac.authorization.k8s.io", "RoleBinding"}};
 
 bool is_child_kind(const model::GroupVersionKind& gvk) {
   return k_child_kinds.count({gvk.group, gvk.kind}) || gvk.group == "opctl.io";

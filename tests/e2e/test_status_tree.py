@@ -62,7 +62,9 @@ def owned_by(cluster, uid):
     children, whose ownerReferences name `uid`."""
     found = set()
     listed = cluster.get_json("pods,services,secrets,persistentvolumeclaims,poddisruptionbudgets,"
-                              "leases.coordination.k8s.io,configmaps,jobs", "-n", NAMESPACE)
+                              "leases.coordination.k8s.io,configmaps,jobs,cronjobs,serviceaccounts,"
+                              "roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io",
+                              "-n", NAMESPACE)
     for item in listed["items"]:
         if any(ref.get("uid") == uid for ref in item["metadata"].get("ownerReferences", [])):
             found.add((item["kind"], item["metadata"]["name"]))
@@ -111,7 +113,10 @@ def test_status_tree_of_manifests_example_shows_what_the_cluster_owns(cluster, e
     assert all(child["namespace"] == NAMESPACE for child in db_node["children"])
     # The rest of the example is in the tree too, and the web Deployment's ReplicaSet under it.
     find(objects, "Namespace", NAMESPACE)
-    find(objects, "Backup", "db-nightly")
+    # The Backup's CronJob is under it, as kubectl's ownerReferences say.
+    backup = cluster.get_json("backups.opctl.io", "db-nightly", "-n", NAMESPACE)
+    assert {(c["kind"], c["name"]) for c in find(objects, "Backup", "db-nightly")["children"]} == \
+        owned_by(cluster, backup["metadata"]["uid"]) == {("CronJob", "db-nightly")}
     find(objects, "CustomResourceDefinition", "clusters.opctl.io")
     web = find(objects, "Deployment", "web")
     replica_sets = cluster.get_json("replicasets", "-n", NAMESPACE, "-l", "app.kubernetes.io/name=web")["items"]
