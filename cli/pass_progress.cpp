@@ -17,11 +17,13 @@ std::string kind_label(const model::ObjectKey& key) {
 
 ProgressStatus applying_status(long wave, std::size_t wave_objects, std::size_t done, std::size_t total) {
   return {fmt::format("wave {} apply", wave),
-          fmt::format("wave {}: applying {}, {}/{} done", wave, objects(wave_objects), std::min(done, total), total),
+          fmt::format("wave {}: applying {}, {}/{} done", wave, objects(wave_objects), std::min(done, total),
+                      total),
           ""};
 }
 
-ProgressStatus waiting_status(long wave, const UnhealthyObjects& unhealthy, std::size_t done, std::size_t total) {
+ProgressStatus waiting_status(long wave, const UnhealthyObjects& unhealthy, std::size_t done,
+                              std::size_t total) {
   ProgressStatus status{fmt::format("wave {} wait", wave),
                         fmt::format("wave {}: waiting for {} to be healthy, {}/{} done", wave,
                                     objects(unhealthy.size()), std::min(done, total), total),
@@ -43,20 +45,21 @@ ProgressStatus transfer_status(const source::TransferProgress& progress) {
   ProgressStatus status{"fetch " + progress.repo, "fetching " + progress.repo, ""};
   if (progress.total_objects == 0) return status;
   if (progress.received_objects < progress.total_objects || progress.total_deltas == 0) {
-    status.detail = fmt::format("received {}/{} objects ({}%), {}", progress.received_objects,
-                                progress.total_objects, progress.received_objects * 100 / progress.total_objects,
-                                byte_size_text(progress.received_bytes));
+    status.detail = fmt::format(
+        "received {}/{} objects ({}%), {}", progress.received_objects, progress.total_objects,
+        progress.received_objects * 100 / progress.total_objects, byte_size_text(progress.received_bytes));
   } else {
-    status.detail = fmt::format("received {} objects, {}; resolving deltas {}/{}", progress.total_objects,
-                                byte_size_text(progress.received_bytes), progress.indexed_deltas,
-                                progress.total_deltas);
+    status.detail =
+        fmt::format("received {} objects, {}; resolving deltas {}/{}", progress.total_objects,
+                    byte_size_text(progress.received_bytes), progress.indexed_deltas, progress.total_deltas);
   }
   return status;
 }
 
 bool transfer_finished(const source::TransferProgress& progress) {
   return progress.total_objects > 0 && progress.received_objects == progress.total_objects &&
-         progress.indexed_objects == progress.total_objects && progress.indexed_deltas == progress.total_deltas;
+         progress.indexed_objects == progress.total_objects &&
+         progress.indexed_deltas == progress.total_deltas;
 }
 
 SourceProgress::SourceProgress(source::SourceOptions& source, ProgressDisplay& display, bool quiet)

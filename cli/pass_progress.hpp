@@ -20,7 +20,8 @@ using UnhealthyObjects = std::vector<std::pair<model::ObjectKey, apply::HealthSt
 // "wave 1: applying 40 objects, 15/60 done".
 ProgressStatus applying_status(long wave, std::size_t wave_objects, std::size_t done, std::size_t total);
 // "wave 1: waiting for 2 objects, 15/60 done": the first one and why, and how many more.
-ProgressStatus waiting_status(long wave, const UnhealthyObjects& unhealthy, std::size_t done, std::size_t total);
+ProgressStatus waiting_status(long wave, const UnhealthyObjects& unhealthy, std::size_t done,
+                              std::size_t total);
 // A custom-kind runner's "waiting for opctl.io/Cluster shop/db: ..." line.
 ProgressStatus custom_kinds_status(const std::string& waiting_for, std::size_t done, std::size_t total);
 // "fetching URL": objects received of the total and bytes, then deltas resolved.

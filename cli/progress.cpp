@@ -36,8 +36,8 @@ std::string elapsed_text(std::chrono::seconds elapsed) {
   return fmt::format("{}h{:02}m", seconds / 3600, seconds % 3600 / 60);
 }
 
-ProgressDisplay::ProgressDisplay(ProgressSettings settings, std::FILE* out, std::FILE* err, const Clock* clock,
-                                 bool tick_by_itself)
+ProgressDisplay::ProgressDisplay(ProgressSettings settings, std::FILE* out, std::FILE* err,
+                                 const Clock* clock, bool tick_by_itself)
     : settings_(settings), out_(out), err_(err), clock_(clock ? *clock : system_clock_) {
   since_ = last_output_ = clock_.steady_now();
   if (enabled() && tick_by_itself) ticker_ = std::thread([this] { run_ticker(); });

@@ -58,7 +58,9 @@ TEST_CASE("unchanged objects are counted per kind, other outcomes keep their lin
   CHECK(summary.absorb(outcome("", "ConfigMap", "b", apply::Action::unchanged)));
   CHECK(summary.absorb(outcome("apps", "Deployment", "web", apply::Action::unchanged)));
   CHECK_FALSE(summary.absorb(outcome("", "ConfigMap", "c", apply::Action::configured)));
-  CHECK_FALSE(summary.absorb(outcome("", "Pod", "db-1", apply::Action::unchanged, "owned by opctl.io/Cluster shop/db")));
-  CHECK(summary.lines() == std::vector<std::string>{"ConfigMap: 2 unchanged", "apps/Deployment: 1 unchanged"});
+  CHECK_FALSE(summary.absorb(
+      outcome("", "Pod", "db-1", apply::Action::unchanged, "owned by opctl.io/Cluster shop/db")));
+  CHECK(summary.lines() ==
+        std::vector<std::string>{"ConfigMap: 2 unchanged", "apps/Deployment: 1 unchanged"});
   CHECK(cli::UnchangedSummary{}.lines().empty());
 }

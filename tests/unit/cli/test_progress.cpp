@@ -26,7 +26,8 @@ struct Captured {
   }
 };
 
-const cli::ProgressStatus k_waiting{"wave 1 wait", "wave 1: waiting for 1 object", "apps/Deployment shop/web"};
+const cli::ProgressStatus k_waiting{"wave 1 wait", "wave 1: waiting for 1 object",
+                                    "apps/Deployment shop/web"};
 
 }  // namespace
 
