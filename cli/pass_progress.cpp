@@ -15,6 +15,10 @@ std::string kind_label(const model::ObjectKey& key) {
 
 }  // namespace
 
+ProgressStatus planning_status(std::size_t total) {
+  return {"plan", fmt::format("planning: reading the live state of {}", objects(total)), ""};
+}
+
 ProgressStatus applying_status(long wave, std::size_t wave_objects, std::size_t done, std::size_t total) {
   return {fmt::format("wave {} apply", wave),
           fmt::format("wave {}: applying {}, {}/{} done", wave, objects(wave_objects), std::min(done, total),

@@ -17,6 +17,8 @@ namespace opctl::cli {
 
 using UnhealthyObjects = std::vector<std::pair<model::ObjectKey, apply::HealthStatus>>;
 
+// Before the first wave: "planning: reading the live state of 60 objects".
+ProgressStatus planning_status(std::size_t total);
 // "wave 1: applying 40 objects, 15/60 done".
 ProgressStatus applying_status(long wave, std::size_t wave_objects, std::size_t done, std::size_t total);
 // "wave 1: waiting for 2 objects, 15/60 done": the first one and why, and how many more.

@@ -214,6 +214,7 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   auto show_kinds_wait = report_pass_events(options, pass, total, display, unchanged);
   custom_kinds.plug_into(pass, *desired.connection.client, show_kinds_wait);
 
+  display.show(planning_status(total));  // until the first wave starts
   auto report = apply::run_apply_pass(*desired.connection.client, std::move(desired.objects), pass);
   display.idle();
   desired.connection.client->set_write_gate(nullptr);

@@ -106,6 +106,7 @@ def test_the_live_line_is_redrawn_after_each_line_on_a_terminal(cluster, namespa
             "--timeout", "180s"]
     code, terminal, _ = run_on_terminal(args, plain_env(), terminal="both")
     assert code == 0, terminal
+    assert "\x1b[2Kplanning: reading the live state of 2 objects (0s)" in terminal, repr(terminal)
     assert "\x1b[2Kwave 0: waiting for 1 object to be healthy, 1/2 done (" in terminal, repr(terminal)
     assert f"apps/Deployment {namespace}/live (" in terminal, repr(terminal)
     # The wave-1 line is printed above the live line, which comes back at once.

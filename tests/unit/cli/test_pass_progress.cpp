@@ -21,6 +21,7 @@ std::string shown(const cli::ProgressStatus& status) {
 }  // namespace
 
 TEST_CASE("a wave's apply shows the objects done of the set", "[pass_progress]") {
+  CHECK(shown(cli::planning_status(60)) == "planning: reading the live state of 60 objects");
   CHECK(shown(cli::applying_status(0, 40, 15, 60)) == "wave 0: applying 40 objects, 15/60 done");
   CHECK(shown(cli::applying_status(2, 1, 70, 60)) == "wave 2: applying 1 object, 60/60 done");
 }
