@@ -307,6 +307,24 @@ std::chrono::seconds pass_timeout(const CommonOptions& options) {
   return *parsed;
 }
 
+std::chrono::seconds progress_interval(const CommonOptions& options) {
+  if (options.progress_interval == "0") return std::chrono::seconds(0);
+  auto parsed = config::parse_duration(options.progress_interval);
+  if (!parsed)
+    throw InvalidInputError({Problem{"", 0, "--progress-interval",
+                                     "must be a duration such as 10s or 1m, or 0 for no progress"}});
+  return *parsed;
+}
+
+void add_progress_flag(CLI::App& command, CommonOptions& options) {
+  command
+      .add_option("--progress-interval", options.progress_interval,
+                  "Progress on stderr: on a terminal one live line; elsewhere a line after each DURATION "
+                  "without output during long waits, applies and fetches (0: no progress)")
+      ->type_name("DURATION")
+      ->capture_default_str();
+}
+
 void add_output_flags(CLI::App& command, CommonOptions& options) {
   command.add_flag("--no-color", options.no_color, "Never colour the output (also: NO_COLOR set)");
   command.add_flag("-v,--verbose", options.verbose, "Log each API request (method, path, status) to stderr");

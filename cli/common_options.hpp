@@ -51,6 +51,7 @@ struct CommonOptions {
   bool no_color = false;
   bool verbose = false;
   bool quiet = false;
+  std::string progress_interval = "10s";  // --progress-interval
   // Filled in by apply_config: the file that was read (or defaults).
   config::RunConfig config;
   // Filled in by load_manifests once it has looked for an opctl.yaml in the source (and applied it):
@@ -62,6 +63,8 @@ struct CommonOptions {
 void add_source_flags(CLI::App& command, CommonOptions& options);
 void add_cluster_flags(CLI::App& command, CommonOptions& options);
 void add_output_flags(CLI::App& command, CommonOptions& options);
+// --progress-interval, for the commands that show progress (reconcile, diff, fetch).
+void add_progress_flag(CLI::App& command, CommonOptions& options);
 // --prune and --force-conflicts, for the commands that plan changes.
 void add_change_flags(CLI::App& command, CommonOptions& options);
 // --prune-namespaces, --prune-crds, --delete-propagation, --wait and --timeout, for the command that
@@ -96,6 +99,9 @@ std::chrono::seconds exec_timeout(const CommonOptions& options);
 
 // How long --wait may take in all: --timeout (or spec.timeout).
 std::chrono::seconds pass_timeout(const CommonOptions& options);
+
+// --progress-interval as a duration ("0": no progress shown).
+std::chrono::seconds progress_interval(const CommonOptions& options);
 
 // After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
 // directory), fills every flag not given from it, OPCTL_GIT_TOKEN, and the

@@ -11,6 +11,8 @@
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
 #include "live_comparison.hpp"
+#include "pass_progress.hpp"
+#include "progress.hpp"
 #include "report_file.hpp"
 #include "revision_diff_render.hpp"
 #include "structured_output.hpp"
@@ -119,6 +121,9 @@ int run_diff_base(DiffOptions& options) {
 
 int run_diff(DiffOptions& options) {
   finish_source_options(options.common);
+  const CommonOptions& common = options.common;
+  ProgressDisplay display(progress_settings(common.quiet, common.verbose, progress_interval(common)));
+  SourceProgress progress(options.common.source, display, common.quiet);
   if (!options.base.empty()) return run_diff_base(options);
   if (options.no_cluster)
     throw InvalidInputError(
@@ -179,6 +184,7 @@ void register_diff(CLI::App& app, CommandAction& action) {
   command->add_flag("--no-cluster", options->no_cluster,
                     "With --base, compare the two revisions only: no kubeconfig or cluster needed");
   add_output_flags(*command, options->common);
+  add_progress_flag(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_diff(*options); }; });
 }
 

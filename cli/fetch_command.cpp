@@ -9,6 +9,8 @@
 
 #include "commands.hpp"
 #include "common_options.hpp"
+#include "pass_progress.hpp"
+#include "progress.hpp"
 #include "source/desired_source.hpp"
 #include "source_render.hpp"
 #include "structured_output.hpp"
@@ -58,8 +60,11 @@ void register_fetch(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   command->add_flag("-v,--verbose", options->common.verbose, "Log what the fetch did to stderr");
+  add_progress_flag(*command, options->common);
   command->footer(
       "Checks that --path exists at that commit; reads and parses no manifest.\n\n"
+      "The transfer's progress (objects received, bytes) goes to stderr: a live line on a terminal, "
+      "elsewhere a line every --progress-interval while it lasts.\n\n"
       "With --verify-commits, the commit must be signed by a key the trust files allow; the signer is "
       "printed.\n\n"
       "Exit codes: 0 fetched, 2 unknown ref or path, a bad flag, or (with --verify-commits) an unsigned or "
@@ -70,7 +75,13 @@ void register_fetch(CLI::App& app, CommandAction& action) {
   command->callback([options, &action] {
     finish_source_options(options->common);
     action = [options] {
-      auto revision = source::fetch_desired_source(options->common.source);
+      CommonOptions& common = options->common;
+      source::SourceRevision revision;
+      {
+        ProgressDisplay display(progress_settings(false, common.verbose, progress_interval(common)));
+        SourceProgress progress(common.source, display, false);
+        revision = source::fetch_desired_source(common.source);
+      }
       if (is_structured(options->output))
         std::cout << render_structured(revision_json(revision), options->output);
       else

@@ -18,6 +18,7 @@
 #include "exit_codes.hpp"
 #include "keep_running.hpp"
 #include "pass_notifications.hpp"
+#include "pass_progress.hpp"
 #include "pass_render.hpp"
 #include "pass_validation.hpp"
 #include "progress.hpp"
@@ -110,9 +111,57 @@ int set_not_loaded(const ReconcileOptions& options, const Error& error, ClusterC
   return code;
 }
 
+// What the pass reports as it goes: per-object lines (unchanged ones summarised per kind unless -v),
+// warnings, and the live line or periodic lines of `display`. The summary lines are `unchanged`'s.
+// Returns what shows the custom kinds' waits.
+std::function<void(const std::string&)> report_pass_events(const ReconcileOptions& options,
+                                                           apply::PassOptions& pass, std::size_t total,
+                                                           ProgressDisplay& display,
+                                                           UnchangedSummary& unchanged) {
+  const CommonOptions& common = options.common;
+  bool text = options.output == "text";
+  Palette palette{use_color(common.no_color)};
+  struct Counts {
+    std::size_t done = 0;
+    long wave = 0;
+    std::size_t wave_objects = 0;
+    bool applying = false;
+  };
+  auto counts = std::make_shared<Counts>();
+  pass.events.on_outcome = [=, &common, &display, &unchanged](const apply::ObjectOutcome& outcome) {
+    ++counts->done;
+    if (counts->applying)
+      display.show(applying_status(counts->wave, counts->wave_objects, counts->done, total));
+    bool failed = outcome.action == apply::Action::failed;
+    if (!text || (common.quiet && !failed)) return;
+    if (!common.verbose && unchanged.absorb(outcome)) return;
+    display.line(failed ? stderr : stdout, outcome_line(outcome, palette));
+  };
+  pass.events.on_warning = [=, &common, &display](const std::string& line) {
+    if (!common.quiet) display.line(stderr, palette.yellow("warning: " + line));
+  };
+  pass.events.on_wave_start = [=, &display](long wave, std::size_t objects) {
+    *counts = {counts->done, wave, objects, true};
+    display.show(applying_status(wave, objects, counts->done, total));
+  };
+  pass.events.on_waiting = [=, &display](long wave, const UnhealthyObjects& unhealthy) {
+    counts->applying = false;
+    if (unhealthy.empty())
+      display.idle();
+    else
+      display.show(waiting_status(wave, unhealthy, counts->done, total));
+  };
+  return [=, &display](const std::string& waiting_for) {
+    counts->applying = false;
+    display.show(custom_kinds_status(waiting_for, counts->done, total));
+  };
+}
+
 int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
+  ProgressDisplay display(progress_settings(common.quiet, common.verbose, progress_interval(common)));
+  SourceProgress source_progress(options.common.source, display, common.quiet);
   std::pair<source::SourceRevision, std::vector<model::Object>> manifests;
   // The pin, as the set's parent records it, decides the commit loaded (set_pin_plan.hpp).
   PinPlan pin = plan_pin(options.common, options.pin);
@@ -124,10 +173,12 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
     }
     complete_pin_plan(pin, common, options.pin, manifests.first);
   } catch (const Error& error) {
+    display.idle();
     // A rollback that cannot load its revision is the user's to fix; the set runs on as it was.
     if (error.category() == ErrorCategory::lock_held || options.pin.rollback() || options.pin.unpin) throw;
     return set_not_loaded(options, error, nullptr);
   }
+  display.idle();
   require_named_set_for_prune(common);  // after an opctl.yaml inside the source was read
   // Without the cluster nothing can run: its errors are not the set's.
   DesiredSet desired{std::move(manifests.first), std::move(manifests.second), connect(options.common)};
@@ -158,35 +209,14 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   if (lease) metrics.lease_taken(asked);
 
   Palette palette{use_color(common.no_color)};
-  bool text = options.output == "text";
-  ProgressLine progress(text && !common.quiet && !common.verbose && isatty(fileno(stderr)) != 0);
-  std::size_t done = 0, total = desired.objects.size();
-  pass.events.on_outcome = [&](const apply::ObjectOutcome& outcome) {
-    ++done;
-    bool failed = outcome.action == apply::Action::failed;
-    if (!text || (common.quiet && !failed)) return;
-    progress.clear();
-    (failed ? std::cerr : std::cout) << outcome_line(outcome, palette) << "\n" << std::flush;
-  };
-  pass.events.on_warning = [&](const std::string& line) {
-    if (common.quiet) return;
-    progress.clear();
-    std::cerr << palette.yellow("warning: " + line) << "\n";
-  };
-  pass.events.on_wave_start = [&](long wave, std::size_t objects) {
-    progress.show(fmt::format("wave {}: applying {} objects ({}/{} done)", wave, objects, done, total));
-  };
-  pass.events.on_waiting = [&](long wave, const auto& unhealthy) {
-    if (unhealthy.empty()) return;
-    progress.show(fmt::format("wave {}: waiting for {} objects: {} ({})", wave, unhealthy.size(),
-                              unhealthy.front().first.to_string(), unhealthy.front().second.message));
-  };
+  UnchangedSummary unchanged;
+  std::size_t total = desired.objects.size();
+  auto show_kinds_wait = report_pass_events(options, pass, total, display, unchanged);
+  custom_kinds.plug_into(pass, *desired.connection.client, show_kinds_wait);
 
-  custom_kinds.plug_into(pass, *desired.connection.client,
-                         [&](const std::string& line) { progress.show(line); });
-
+  display.show(planning_status(total));  // until the first wave starts
   auto report = apply::run_apply_pass(*desired.connection.client, std::move(desired.objects), pass);
-  progress.clear();
+  display.idle();
   desired.connection.client->set_write_gate(nullptr);
   lease.reset();
   metrics.pass_done(report, *desired.connection.client, pass.events.on_warning);
@@ -200,6 +230,8 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
     std::cout << render_pass_markdown(report, desired.revision);
     if (!pin.note.empty()) std::cout << "\n> " << pin.note << "\n";
   } else {
+    for (const auto& line : unchanged.lines())
+      std::cout << line << "\n";
     if (!report.message.empty()) std::cerr << palette.red("error: " + report.message) << "\n";
     std::cout << pass_summary(report) << "\n";
   }
@@ -257,6 +289,7 @@ void add_reconcile_flags(CLI::App& command, ReconcileOptions& options) {
   command.add_option("--report", options.report_file, "Also write the JSON run report to this file");
   add_metrics_flags(command, options.metrics);
   add_output_flags(command, options.common);
+  add_progress_flag(command, options.common);
 }
 
 void register_reconcile(CLI::App& app, CommandAction& action) {
@@ -270,6 +303,9 @@ void register_reconcile(CLI::App& app, CommandAction& action) {
       "by another run or the Lease lost during the pass (it stops writing at once), 5 timed out or an object "
       "cannot become healthy, 130/143 stopped by SIGINT/SIGTERM (the requests in flight finish, the run is "
       "recorded as interrupted and the Lease released).\n\n"
+      "Unchanged objects are counted per kind (-v: a line each). Progress (the git transfer, the wave "
+      "applied, what --wait waits for) goes to stderr: a live line on a terminal, elsewhere a line after "
+      "each --progress-interval without output.\n\n"
       "Examples:\n"
       "  opctl reconcile --path manifests-example/\n"
       "  opctl reconcile --repo https://git.example/ops.git --path prod --prune --wait --timeout 10m\n"

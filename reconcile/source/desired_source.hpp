@@ -2,6 +2,7 @@
 // fetched incrementally) or, without a repository, a plain directory.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,6 +30,17 @@ struct CommitVerification {
   std::string gpg_keyring_file;      // --verify-gpg-keyring: an OpenPGP keyring (gpg --export), for gpgv
 };
 
+// How far a git fetch has come, as libgit2 counts it while the pack arrives.
+struct TransferProgress {
+  std::string repo;  // the URL, credentials stripped
+  std::size_t total_objects = 0;
+  std::size_t received_objects = 0;
+  std::size_t indexed_objects = 0;
+  std::size_t total_deltas = 0;
+  std::size_t indexed_deltas = 0;
+  std::size_t received_bytes = 0;
+};
+
 struct SourceOptions {
   std::string repo;       // URL or local path of a git repository; empty: `path` is a plain directory
   std::string ref;        // branch, tag or commit SHA; empty: the remote's default branch
@@ -41,6 +53,9 @@ struct SourceOptions {
   std::function<void(const std::string&)> on_warning;
   // What a fetch did (objects received, commit resolved), for --verbose. Unset: dropped.
   std::function<void(const std::string&)> on_progress;
+  // While a fetch transfers objects: called as often as libgit2 reports (many
+  // times a second), so the receiver throttles what it shows. Unset: dropped.
+  std::function<void(const TransferProgress&)> on_transfer;
   // The helm: entries (and the namespace charts render into), from the files
   // read: the caller knows where opctl.yaml is. Unset: charts found in the
   // source are rendered with their own values, into namespace "default".

@@ -7,6 +7,7 @@
 
 #include <git2.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,8 @@ struct AuthSession {
   std::vector<std::string> tried;  // descriptions of the credentials offered
   std::string failure;             // why a callback stopped the transfer
   bool host_key_rejected = false;
+  // The fetch's transfer progress (the same payload carries it); unset: not reported.
+  std::function<void(const git_indexer_progress&)> on_transfer;
 };
 
 // Callbacks (credentials, certificate_check) with `session` as payload.

@@ -29,6 +29,16 @@ void remember_default_branch(git_repository& repository, const std::string& defa
     git_reference_free(raw);
 }
 
+// libgit2 calls this for every chunk of the pack; a progress observer must never stop the fetch.
+int transfer_progress(const git_indexer_progress* stats, void* payload) {
+  auto& session = *static_cast<AuthSession*>(payload);
+  try {
+    if (session.on_transfer && stats != nullptr) session.on_transfer(*stats);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): showing progress is best effort
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string one_line(const std::string& message, const GitAuth& auth) {
@@ -46,14 +56,17 @@ std::string one_line(const std::string& message, const GitAuth& auth) {
 }
 
 FetchResult fetch_origin(git_repository& repository, const GitUrl& url, const GitAuth& auth,
-                         const std::string& context) {
+                         const std::string& context,
+                         const std::function<void(const git_indexer_progress&)>& on_transfer) {
   git_remote* raw = nullptr;
   check_cache(git_remote_lookup(&raw, &repository, "origin"), "remote origin");
   RemotePtr remote(raw);
   AuthSession session;
   session.url = &url;
   session.auth = &auth;
+  session.on_transfer = on_transfer;
   git_remote_callbacks callbacks = auth_callbacks(session);
+  callbacks.transfer_progress = transfer_progress;
   git_proxy_options proxy = GIT_PROXY_OPTIONS_INIT;
   proxy.type = GIT_PROXY_AUTO;  // http(s)_proxy / no_proxy from the environment, as git does
   if (int code = git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, &proxy, nullptr); code < 0)

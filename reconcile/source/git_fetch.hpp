@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "source/git_credentials.hpp"
@@ -20,9 +21,11 @@ struct FetchResult {
 // `context` names the repository and ref in messages ("https://host/repo.git (ref main)").
 // Throws ClusterError for network, authentication and host-key failures (with the
 // reason, credentials redacted) and CacheCorrupted when the cache's own objects
-// are what failed.
+// are what failed. `on_transfer`, when set, hears libgit2's transfer progress as
+// the pack arrives.
 FetchResult fetch_origin(git_repository& repository, const GitUrl& url, const GitAuth& auth,
-                         const std::string& context);
+                         const std::string& context,
+                         const std::function<void(const git_indexer_progress&)>& on_transfer = {});
 
 // Collapses a libgit2 message to one line and removes every credential from it.
 std::string one_line(const std::string& message, const GitAuth& auth);

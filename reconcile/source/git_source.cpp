@@ -33,6 +33,7 @@ struct GitRequest {
   fs::path cache_entry;
   WarningSink warn;
   std::function<void(const std::string&)> progress;
+  std::function<void(const TransferProgress&)> transfer;
   std::function<HelmSettings(const std::vector<ManifestFile>&)> helm_settings_of;
 };
 
@@ -90,7 +91,14 @@ FetchedCommit fetch_commit(const GitRequest& request) {
   FetchResult fetched;
   // A full commit id names immutable content: once cached, no fetch is needed.
   if (!(is_full_commit_id(request.ref) && has_commit(*out.repository, request.ref))) {
-    fetched = fetch_origin(*out.repository, request.url, request.auth, request.context);
+    std::function<void(const git_indexer_progress&)> on_transfer;
+    if (request.transfer)
+      on_transfer = [&request](const git_indexer_progress& stats) {
+        request.transfer({request.url.display, stats.total_objects, stats.received_objects,
+                          stats.indexed_objects, stats.total_deltas, stats.indexed_deltas,
+                          stats.received_bytes});
+      };
+    fetched = fetch_origin(*out.repository, request.url, request.auth, request.context, on_transfer);
     if (request.progress)
       request.progress(fmt::format("fetched {}: {} new objects into {}", request.url.display,
                                    fetched.received_objects, request.cache_entry.string()));
@@ -143,6 +151,7 @@ GitRequest make_request(const SourceOptions& options) {
                         cache_entry_name(request.url.fetch_url);
   request.warn = options.on_warning ? options.on_warning : default_warning;
   request.progress = options.on_progress;
+  request.transfer = options.on_transfer;
   request.helm_settings_of = options.helm_settings_of;
   return request;
 }

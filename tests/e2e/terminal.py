@@ -6,10 +6,12 @@ import subprocess
 
 
 def run_on_terminal(args, env, terminal="stdout"):
-    """Runs `args` with `terminal` ("stdout" or "stderr") on a pty and the other stream on a pipe.
-    Returns (exit code, what the terminal showed, what the pipe got)."""
+    """Runs `args` with `terminal` ("stdout", "stderr" or "both") on a pty and the other stream on a pipe.
+    Returns (exit code, what the terminal showed, what the pipe got: "" for "both")."""
     leader, follower = pty.openpty()
-    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, terminal: follower}
+    streams = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    for name in (["stdout", "stderr"] if terminal == "both" else [terminal]):
+        streams[name] = follower
     process = subprocess.Popen(args, stdout=streams["stdout"], stderr=streams["stderr"], env=env)
     os.close(follower)
     shown = b""
@@ -25,5 +27,6 @@ def run_on_terminal(args, env, terminal="stdout"):
             break
         shown += chunk
     os.close(leader)
-    piped = (process.stderr if terminal == "stdout" else process.stdout).read().decode()
+    pipe = {"stdout": process.stderr, "stderr": process.stdout}.get(terminal)
+    piped = pipe.read().decode() if pipe else ""
     return process.wait(timeout=60), shown.decode(), piped

@@ -167,7 +167,7 @@ def test_cronjob_identity_converges_the_example_under_the_generated_rbac(cluster
                                   f"involvedObject.name=opctl-{setname}")["items"]
         assert {"ReconcileStarted", "ReconcileSucceeded"} <= {event["reason"] for event in events}, events
 
-        second = cluster.opctl(*command, env=identity.env)
+        second = cluster.opctl(*command, "-v", env=identity.env)  # -v: a line per unchanged object
         assert second.returncode == 0, second.stdout + second.stderr
         assert "forbidden" not in (second.stdout + second.stderr).lower()
         desired = {f"Namespace {shop}", f"ConfigMap {shop}/web-config", f"apps/Deployment {shop}/web",

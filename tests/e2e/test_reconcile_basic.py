@@ -37,7 +37,7 @@ def test_example_reconciles_and_a_second_pass_is_unchanged(cluster):
              if c["type"] == "Ready"]
     assert ready[0]["status"] == "True"
 
-    second = cluster.reconcile("--path", str(EXAMPLE))
+    second = cluster.reconcile("--path", str(EXAMPLE), "-v")  # -v: a line per unchanged object
     assert second.returncode == 0, second.stderr
     desired = {"Namespace shop", "ConfigMap shop/web-config", "apps/Deployment shop/web", "Service shop/web",
                "apiextensions.k8s.io/CustomResourceDefinition backups.opctl.io",
@@ -73,7 +73,9 @@ def test_created_then_configured_then_unchanged(cluster, namespace, manifests):
     assert cluster.get_json("configmap", "settings", "-n", namespace)["data"]["key"] == "changed"
 
     unchanged = cluster.reconcile("--path", str(root))
-    assert f"ConfigMap {namespace}/settings unchanged" in unchanged.stdout
+    assert "ConfigMap: 1 unchanged" in unchanged.stdout.splitlines(), unchanged.stdout  # summarised per kind
+    verbose = cluster.reconcile("--path", str(root), "-v")
+    assert f"ConfigMap {namespace}/settings unchanged" in verbose.stdout.splitlines(), verbose.stdout
 
 
 def test_namespace_flag_applies_to_objects_without_one(cluster, namespace, manifests):

@@ -332,3 +332,22 @@ TEST_CASE("tree paths are normalised", "[git_source]") {
   CHECK(normalize_tree_path("a/../b") == "b");
   CHECK_THROWS_AS(normalize_tree_path("a/../../b"), opctl::InvalidInputError);
 }
+
+TEST_CASE("a fetch reports its transfer progress until every object arrived", "[git_source]") {
+  // Given a repository the cache lacks, we should hear the objects arrive, ending with all of them.
+  Sandbox sandbox;
+  sandbox.upstream.commit({{"a.yaml", k_config_map}, {"b/c.yaml", k_config_map + "# c\n"}}, "first");
+  std::vector<TransferProgress> reports;
+  auto options = sandbox.options();
+  options.on_transfer = [&reports](const TransferProgress& progress) { reports.push_back(progress); };
+  load_desired_source(options);
+  REQUIRE_FALSE(reports.empty());
+  const TransferProgress& last = reports.back();
+  CHECK(last.repo == "file://" + sandbox.upstream.dir.string());
+  CHECK(last.total_objects >= 5);  // a commit, two trees and two blobs
+  CHECK(last.received_objects == last.total_objects);
+  CHECK(last.indexed_objects == last.total_objects);
+  CHECK(last.received_bytes > 0);
+  for (std::size_t i = 1; i < reports.size(); ++i)
+    CHECK(reports[i].received_objects >= reports[i - 1].received_objects);
+}
