@@ -284,6 +284,23 @@ void add_keep_running_flag(CLI::App& command, CommonOptions& options) {
                    "Lease; the default. --no-keep-running: then nothing runs (also: spec.keepRunning)");
 }
 
+void add_selector_flag(CLI::App& command, CommonOptions& options, const std::string& what) {
+  command
+      .add_option("-l,--selector", options.selector,
+                  "Label selector, as kubectl's: " + what +
+                      " (key=value, key!=value, 'key in (a,b)', 'key notin (a)', key, !key; comma = and)")
+      ->type_name("SELECTOR");
+}
+
+void add_refused_selector_flag(CLI::App& command, CommonOptions& options) {
+  options.selector_refused = true;
+  command
+      .add_option("-l,--selector", options.selector,
+                  "Not supported: a pass applies, prunes and records the whole set (use diff -l or status -l "
+                  "to look at part of it)")
+      ->type_name("SELECTOR");
+}
+
 void require_named_set_for_prune(const CommonOptions& options) {
   if (!options.prune || options.set_named) return;
   throw InvalidInputError(
@@ -322,6 +339,14 @@ void finish_source_options(CommonOptions& options) {
   }
   if (!file.empty()) apply_settings(options, config::parse_run_config(read_config_text(file), file), true);
   resolve_set_name(options);
+  options.label_selector = model::parse_label_selector(options.selector, "--selector");
+  if (options.selector_refused && !options.label_selector.empty())
+    throw InvalidInputError({Problem{
+        "", 0, "--selector",
+        "reconcile applies, prunes and records the whole set: a pass over part of it would record that "
+        "part as the set's inventory and history at this commit, and a later prune could not tell members "
+        "left out from members deleted from git. Look at part of the set with opctl diff -l or opctl "
+        "status -l; apply part of it as a set of its own (--name, --path)"}});
   if (options.source.repo.empty() && options.source.path.empty())
     throw InvalidInputError(
         {Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});

@@ -15,6 +15,7 @@
 #include "exit_codes.hpp"
 #include "plan/applyset.hpp"
 #include "plan/prune_set.hpp"
+#include "plan/selection.hpp"
 #include "structured_output.hpp"
 #include "terminal.hpp"
 
@@ -153,6 +154,12 @@ int run_tree(TreeOptions& options) {
     for (auto& member : members)
       if (member.contains("metadata")) member["metadata"].erase("managedFields");
   }
+  // -l: the members and desired objects it selects, and what those own.
+  const model::LabelSelector& selector = options.common.label_selector;
+  if (!selector.empty()) {
+    members = plan::selected_members(std::move(members), desired.objects, selector);
+    desired.objects = plan::selected_objects(desired.objects, selector);
+  }
   // The inventory holds the desired objects' namespaces already (all but the parent's own).
   std::set<std::string> namespaces = inventory.namespaces;
   namespaces.insert(parent.namespace_name);
@@ -184,6 +191,9 @@ void register_tree(CLI::App& app, CommandAction& action) {
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
+  add_selector_flag(*command, options->common,
+                    "draw only the members it selects (by their labels in the source; members no longer in "
+                    "it by their live labels) and what they own");
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
