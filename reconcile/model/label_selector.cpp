@@ -12,7 +12,19 @@
 namespace opctl::model {
 namespace {
 
-enum class Token { identifier, equals, double_equals, not_equals, bang, open, close, comma, greater, less, end };
+enum class Token {
+  identifier,
+  equals,
+  double_equals,
+  not_equals,
+  bang,
+  open,
+  close,
+  comma,
+  greater,
+  less,
+  end
+};
 
 struct Lexeme {
   Token token = Token::end;
@@ -24,7 +36,9 @@ bool is_special(char c) {
   return c == '!' || c == '=' || c == '(' || c == ')' || c == ',' || c == '<' || c == '>';
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 // The API machinery's lexer: special characters, and runs of anything else as identifiers.
 std::vector<Lexeme> lex(std::string_view text) {
@@ -63,7 +77,9 @@ std::vector<Lexeme> lex(std::string_view text) {
   return lexemes;
 }
 
-bool alphanumeric(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+bool alphanumeric(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
 
 // A label value, or the name part of a key: at most 63 characters, alphanumerics at both ends,
 // '-', '_' and '.' between (empty allowed for a value).
@@ -85,8 +101,7 @@ std::string key_problem(std::string_view key) {
   if (slash != std::string_view::npos) {
     std::string_view prefix = key.substr(0, slash);
     bool ok = !prefix.empty() && prefix.size() <= 253 && alphanumeric(prefix.front()) &&
-              alphanumeric(prefix.back()) &&
-              std::all_of(prefix.begin(), prefix.end(), [](char c) {
+              alphanumeric(prefix.back()) && std::all_of(prefix.begin(), prefix.end(), [](char c) {
                 return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
               });
     if (!ok)
@@ -295,8 +310,8 @@ std::string LabelSelector::to_string() const {
         break;
       case LabelOperator::in:
       case LabelOperator::not_in:
-        text += fmt::format("{} {} ({})", requirement.key, requirement.op == LabelOperator::in ? "in" : "notin",
-                            fmt::join(values, ","));
+        text += fmt::format("{} {} ({})", requirement.key,
+                            requirement.op == LabelOperator::in ? "in" : "notin", fmt::join(values, ","));
         break;
     }
   }

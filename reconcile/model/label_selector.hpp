@@ -3,11 +3,10 @@
 // and matched against an object's metadata.labels.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace opctl::model {
 

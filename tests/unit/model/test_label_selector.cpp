@@ -13,9 +13,13 @@ using opctl::model::parse_label_selector;
 
 namespace {
 
-LabelSelector parse(const std::string& text) { return parse_label_selector(text, "--selector"); }
+LabelSelector parse(const std::string& text) {
+  return parse_label_selector(text, "--selector");
+}
 
-bool selects(const std::string& text, const Json& labels) { return parse(text).matches(labels); }
+bool selects(const std::string& text, const Json& labels) {
+  return parse(text).matches(labels);
+}
 
 std::string error_of(const std::string& text) {
   try {
@@ -125,7 +129,8 @@ TEST_CASE("to_string gives the canonical form kubectl prints", "[label_selector]
 
 TEST_CASE("a malformed selector names the flag, the character and what was expected", "[label_selector]") {
   // Given broken selectors, we should say where, what we found and what would have been right.
-  CHECK(error_of("app=web,") == "--selector: at character 9 of 'app=web,': expected a label key, found the end");
+  CHECK(error_of("app=web,") ==
+        "--selector: at character 9 of 'app=web,': expected a label key, found the end");
   CHECK(error_of("app in (web") ==
         "--selector: at character 12 of 'app in (web': expected ',' or ')' after a value, found the end");
   CHECK(error_of("app in web") ==
@@ -144,8 +149,9 @@ TEST_CASE("a malformed selector names the flag, the character and what was expec
 TEST_CASE("keys and values must be valid label names", "[label_selector]") {
   // Given a value with a space-free but invalid character, an over-long value and a bad prefix,
   // we should refuse each at its character.
-  CHECK(error_of("app=we$b") == "--selector: at character 5 of 'app=we$b': value 'we$b' may hold only "
-                                "letters, digits, '-', '_' and '.', found 'we$b'");
+  CHECK(error_of("app=we$b") ==
+        "--selector: at character 5 of 'app=we$b': value 'we$b' may hold only "
+        "letters, digits, '-', '_' and '.', found 'we$b'");
   CHECK(error_of("app=-web").find("must start and end with a letter or digit") != std::string::npos);
   CHECK(error_of("app=" + std::string(64, 'a')).find("longer than 63 characters") != std::string::npos);
   CHECK(error_of("Example.com/app=web").find("prefix of key") != std::string::npos);

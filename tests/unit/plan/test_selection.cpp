@@ -17,7 +17,8 @@ using opctl::plan::selected_objects;
 namespace {
 
 Json config_map(const std::string& name, const Json& labels) {
-  Json body = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}, {"namespace", "shop"}}}};
+  Json body = {
+      {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}, {"namespace", "shop"}}}};
   if (!labels.is_null()) body["metadata"]["labels"] = labels;
   return body;
 }
@@ -29,14 +30,17 @@ std::vector<std::string> names(const std::vector<Json>& members) {
   return out;
 }
 
-LabelSelector web() { return parse_label_selector("app=web", "--selector"); }
+LabelSelector web() {
+  return parse_label_selector("app=web", "--selector");
+}
 
 }  // namespace
 
 TEST_CASE("selected_objects keeps the desired objects whose declared labels match", "[selection]") {
   // Given a web and a db ConfigMap and one without labels, we should keep the web one only.
   std::vector<Object> desired = {Object(config_map("web", {{"app", "web"}})),
-                                 Object(config_map("db", {{"app", "db"}})), Object(config_map("bare", nullptr))};
+                                 Object(config_map("db", {{"app", "db"}})),
+                                 Object(config_map("bare", nullptr))};
   auto selected = selected_objects(desired, web());
   REQUIRE(selected.size() == 1);
   CHECK(selected.front().name() == "web");
@@ -50,8 +54,10 @@ TEST_CASE("selected_members follows the desired object, then the live labels", "
   // gone db one.
   std::vector<Object> desired = {Object(config_map("relabelled", {{"app", "web"}})),
                                  Object(config_map("moved-away", {{"app", "db"}}))};
-  std::vector<Json> members = {config_map("relabelled", {{"app", "old"}}), config_map("moved-away", {{"app", "web"}}),
-                               config_map("gone-web", {{"app", "web"}}), config_map("gone-db", {{"app", "db"}})};
-  CHECK(names(selected_members(members, desired, web())) == std::vector<std::string>{"relabelled", "gone-web"});
+  std::vector<Json> members = {
+      config_map("relabelled", {{"app", "old"}}), config_map("moved-away", {{"app", "web"}}),
+      config_map("gone-web", {{"app", "web"}}), config_map("gone-db", {{"app", "db"}})};
+  CHECK(names(selected_members(members, desired, web())) ==
+        std::vector<std::string>{"relabelled", "gone-web"});
   CHECK(selected_members(members, desired, LabelSelector()).size() == 4);
 }
