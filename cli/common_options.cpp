@@ -1,5 +1,7 @@
 #include "common_options.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -63,9 +65,9 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
     options.keep_running = *config.keep_running;
   fill(options, "--delete-propagation", options.delete_propagation, config.delete_propagation);
   if (config.exec_timeout && !flag_given(options, "--exec-timeout"))
-    options.exec_timeout = std::to_string(config.exec_timeout->count()) + "s";
+    options.exec_timeout = config::format_duration(*config.exec_timeout);
   if (config.timeout && !flag_given(options, "--timeout"))
-    options.timeout = std::to_string(config.timeout->count()) + "s";
+    options.timeout = config::format_duration(*config.timeout);
   options.config = config;
 }
 
@@ -205,7 +207,8 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
       ->capture_default_str();
   command
       .add_option("--exec-timeout", options.exec_timeout,
-                  "How long a kubeconfig exec credential plugin may run before it is killed")
+                  "How long a kubeconfig exec credential plugin may run before it is killed (500ms, 30s, 2m; "
+                  "more than 0)")
       ->capture_default_str();
 }
 
@@ -237,7 +240,10 @@ void add_pass_flags(CLI::App& command, CommonOptions& options) {
       ->capture_default_str();
   command.add_flag("--wait", options.wait,
                    "Wait for each wave to be healthy before the next, and for the last");
-  command.add_option("--timeout", options.timeout, "How long --wait may take in all (90s, 5m, 1h)")
+  command
+      .add_option("--timeout", options.timeout,
+                  "How long --wait may take in all, as kubectl spells durations (500ms, 1.5s, 1m30s, 2h); 0: "
+                  "check health once and do not wait (exit 5 if not yet healthy)")
       ->capture_default_str();
 }
 
@@ -309,18 +315,24 @@ void require_named_set_for_prune(const CommonOptions& options) {
                "NAME or metadata.name in opctl.yaml"}});
 }
 
-std::chrono::seconds exec_timeout(const CommonOptions& options) {
+std::chrono::milliseconds exec_timeout(const CommonOptions& options) {
   auto parsed = config::parse_duration(options.exec_timeout);
   if (!parsed || parsed->count() <= 0)
-    throw InvalidInputError(
-        {Problem{"", 0, "--exec-timeout", "must be a positive duration such as 30s, 2m"}});
+    throw InvalidInputError({Problem{
+        "", 0, "--exec-timeout",
+        fmt::format(
+            "'{}': must be a duration above 0 such as 500ms, 30s or 2m (0 would kill the plugin at once)",
+            options.exec_timeout)}});
   return *parsed;
 }
 
-std::chrono::seconds pass_timeout(const CommonOptions& options) {
+std::chrono::milliseconds pass_timeout(const CommonOptions& options) {
   auto parsed = config::parse_duration(options.timeout);
   if (!parsed)
-    throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
+    throw InvalidInputError(
+        {Problem{"", 0, "--timeout",
+                 fmt::format("'{}': must be a duration such as {} (0: check once, do not wait)",
+                             options.timeout, config::k_duration_examples)}});
   return *parsed;
 }
 

@@ -102,11 +102,11 @@ inline constexpr const char* k_unnamed_set = "default";
 // Throws InvalidInputError when pruning is asked for a set without a name.
 void require_named_set_for_prune(const CommonOptions& options);
 
-// The exec plugin timeout of --exec-timeout (or spec.execTimeout).
-std::chrono::seconds exec_timeout(const CommonOptions& options);
+// The exec plugin timeout of --exec-timeout (or spec.execTimeout); more than 0.
+std::chrono::milliseconds exec_timeout(const CommonOptions& options);
 
-// How long --wait may take in all: --timeout (or spec.timeout).
-std::chrono::seconds pass_timeout(const CommonOptions& options);
+// How long --wait may take in all: --timeout (or spec.timeout); 0 checks once and never waits.
+std::chrono::milliseconds pass_timeout(const CommonOptions& options);
 
 // After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
 // directory), fills every flag not given from it, OPCTL_GIT_TOKEN, and the

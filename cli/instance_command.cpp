@@ -33,10 +33,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::chrono::seconds duration_flag(const char* flag, const std::string& text) {
+std::chrono::milliseconds duration_flag(const char* flag, const std::string& text) {
   auto parsed = config::parse_duration(text);
   if (!parsed || parsed->count() <= 0)
-    throw InvalidInputError({Problem{"", 0, flag, "must be a positive duration such as 10s, 2m"}});
+    throw InvalidInputError({Problem{
+        "", 0, flag, fmt::format("'{}': must be a duration above 0 such as 500ms, 10s or 2m", text)}});
   return *parsed;
 }
 
