@@ -105,3 +105,60 @@ def test_reconcile_refuses_a_selector_and_applies_nothing(cluster, namespace, ma
     assert result.returncode == 2, result.stdout + result.stderr
     assert "--selector: reconcile applies, prunes and records the whole set" in result.stderr, result.stderr
     assert not cluster.exists("configmap", "web", "-n", namespace)
+
+
+def never_ready(name, namespace):
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: {namespace}
+spec:
+  replicas: 1
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: localhost/shell:1
+        command: ["sleep", "3600"]
+        readinessProbe: {{exec: {{command: ["false"]}}, periodSeconds: 1}}
+"""
+
+
+def test_wait_timeout_0_checks_health_once_and_does_not_wait(cluster, namespace, manifests):
+    # Objects healthy at once pass a --timeout 0 wait.
+    root = manifests({"opctl.yaml": config(setname(), namespace), "a.yaml": configmap("a", namespace, "web")})
+    ok = cluster.reconcile("--path", str(root), "--wait", "--timeout", "0")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert data_of(cluster, namespace, "a") == "v1"
+
+    # A Deployment that is not yet healthy ends the pass at once with exit 5; the later wave is not applied.
+    late = configmap("late", namespace, "web").replace("  labels:", "  annotations:\n    opctl.io/wave: \"1\"\n  labels:")
+    (root / "web.yaml").write_text(never_ready("web", namespace))
+    (root / "late.yaml").write_text(late)
+    result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "0", timeout=120)
+    assert result.returncode == 5, result.stdout + result.stderr
+    assert "timed out waiting for health in wave 0" in result.stdout + result.stderr, result.stdout + result.stderr
+    assert cluster.exists("deployment", "web", "-n", namespace)
+    assert not cluster.exists("configmap", "late", "-n", namespace)
+
+    # A sub-second --timeout is a timeout like any other (the Deployment never becomes ready).
+    short = cluster.reconcile("--path", str(root), "--wait", "--timeout", "1.5s", timeout=120)
+    assert short.returncode == 5, short.stdout + short.stderr
+    assert not cluster.exists("configmap", "late", "-n", namespace)
+
+
+def test_a_duration_without_a_unit_is_exit_2_naming_the_flag(cluster, namespace, manifests):
+    root = manifests({"opctl.yaml": config(setname(), namespace), "a.yaml": configmap("a", namespace, "web")})
+    result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "5")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--timeout: '5': must be a duration such as 500ms, 90s, 1m30s or 2h" in result.stderr, result.stderr
+    assert not cluster.exists("configmap", "a", "-n", namespace)
+    (root / "opctl.yaml").write_text(config(setname(), namespace) + "spec:\n  lease:\n    duration: 1.5s\n")
+    bad = cluster.reconcile("--path", str(root))
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    assert "opctl.yaml:8: spec.lease.duration: must be whole seconds" in bad.stderr, bad.stderr
+    assert not cluster.exists("configmap", "a", "-n", namespace)
