@@ -83,7 +83,11 @@ class FieldReader {
         if (!value.is_number()) return problem(pointer, path, "must be a number");
         target = value.get<double>();
       } else if constexpr (std::is_same_v<T, std::chrono::milliseconds>) {
-        auto parsed = value.is_string() ? parse_duration(value.get<std::string>()) : std::nullopt;
+        // A bare 0 is a YAML integer, and a duration as Go and kubectl read "0".
+        bool zero = value.is_number_integer() && value.get<long long>() == 0;
+        auto parsed = zero                ? std::optional(std::chrono::milliseconds(0))
+                      : value.is_string() ? parse_duration(value.get<std::string>())
+                                          : std::nullopt;
         if (!parsed)
           return problem(pointer, path, std::string("must be a duration such as ") + k_duration_examples);
         target = parsed;

@@ -33,8 +33,8 @@ TEST_CASE("Go-style durations parse to milliseconds", "[durations]") {
 
 TEST_CASE("malformed, negative and unit-less durations are refused", "[durations]") {
   // Given what Go refuses (and negatives, which no timeout can be), we should return nothing.
-  for (const char* text : {"", "5", "1.5", "s", ".s", "5 s", "5sec", "-1s", "+1s", "1d", "1m 30s", "ms", "1..5s",
-                           "99999999999h", "1e3s"})
+  for (const char* text : {"", "5", "1.5", "s", ".s", "5 s", "5sec", "-1s", "+1s", "1d", "1m 30s", "ms",
+                           "1..5s", "99999999999h", "1e3s"})
     CHECK_FALSE(parse_duration(text));
 }
 
@@ -63,23 +63,29 @@ TEST_CASE("opctl.yaml carries sub-second timeouts and says where a bad one is", 
   CHECK(config.timeout == 1500ms);
   CHECK(config.exec_timeout == 750ms);
   CHECK(parse_run_config(config_with("  timeout: \"0\"\n"), "opctl.yaml").timeout == 0ms);
-  CHECK_THROWS_WITH(parse_run_config(config_with("  wait: true\n  timeout: 5 minutes\n"), "opctl.yaml"),
-                    Catch::Contains("opctl.yaml:5: spec.timeout: must be a duration such as 500ms, 90s, 1m30s or 2h"));
+  CHECK(parse_run_config(config_with("  timeout: 0\n"), "opctl.yaml").timeout == 0ms);
+  CHECK_THROWS_WITH(parse_run_config(config_with("  timeout: 30\n"), "opctl.yaml"),
+                    Catch::Contains("opctl.yaml:4: spec.timeout: must be a duration"));
+  CHECK_THROWS_WITH(
+      parse_run_config(config_with("  wait: true\n  timeout: 5 minutes\n"), "opctl.yaml"),
+      Catch::Contains("opctl.yaml:5: spec.timeout: must be a duration such as 500ms, 90s, 1m30s or 2h"));
 }
 
 TEST_CASE("a Lease duration must be whole seconds, at least one", "[durations][run_config]") {
   // Given lease durations of 30s, 1.5s and 0s, we should keep the first and refuse the others at their line.
   CHECK(parse_run_config(config_with("  lease:\n    duration: 30s\n"), "opctl.yaml").lease_duration == 30s);
   for (const char* bad : {"1.5s", "0s", "500ms"})
-    CHECK_THROWS_WITH(parse_run_config(config_with(std::string("  lease:\n    duration: ") + bad + "\n"), "opctl.yaml"),
-                      Catch::Contains("opctl.yaml:5: spec.lease.duration: must be whole seconds, at least 1s"));
+    CHECK_THROWS_WITH(
+        parse_run_config(config_with(std::string("  lease:\n    duration: ") + bad + "\n"), "opctl.yaml"),
+        Catch::Contains("opctl.yaml:5: spec.lease.duration: must be whole seconds, at least 1s"));
 }
 
 TEST_CASE("a hook kind's timeout may be sub-second but not 0", "[durations][run_config]") {
   // Given hook timeouts of 250ms and 0s, we should keep the first and refuse the second.
   auto hook = [](const std::string& timeout) {
-    return config_with("  kinds:\n  - apiVersion: example.com/v1\n    kind: Thing\n    command: [\"true\"]\n    timeout: " +
-                       timeout + "\n");
+    return config_with(
+        "  kinds:\n  - apiVersion: example.com/v1\n    kind: Thing\n    command: [\"true\"]\n    timeout: " +
+        timeout + "\n");
   };
   CHECK(parse_run_config(hook("250ms"), "opctl.yaml").kinds.front().timeout == 250ms);
   CHECK_THROWS_WITH(parse_run_config(hook("0s"), "opctl.yaml"),
@@ -88,7 +94,9 @@ TEST_CASE("a hook kind's timeout may be sub-second but not 0", "[durations][run_
 
 TEST_CASE("a notification's timeout stays at least a second", "[durations][run_config]") {
   // Given a notification timeout of 500ms, we should refuse it (a webhook across the internet needs more).
-  CHECK_THROWS_WITH(parse_run_config(config_with("  notifications:\n  - type: webhook\n    urlEnv: HOOK\n    timeout: 500ms\n"),
-                                     "opctl.yaml"),
-                    Catch::Contains("timeout: must be at least 1s"));
+  CHECK_THROWS_WITH(
+      parse_run_config(
+          config_with("  notifications:\n  - type: webhook\n    urlEnv: HOOK\n    timeout: 500ms\n"),
+          "opctl.yaml"),
+      Catch::Contains("timeout: must be at least 1s"));
 }
