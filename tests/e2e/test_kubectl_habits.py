@@ -91,6 +91,20 @@ def test_status_selector_shows_inventory_drift_and_plan_of_the_selected_objects(
     assert "gone-db" in text.stdout and "gone-web" not in text.stdout and f"{namespace}/web" not in text.stdout
 
 
+def test_tree_and_validate_selector_show_the_selected_objects_only(cluster, namespace, manifests):
+    root = selected_set(cluster, namespace, manifests)
+    result = run(cluster, "tree", root, "-l", "app=web", "-o", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    shown = sorted((o["name"], o["presence"]) for wave in json.loads(result.stdout)["waves"] for o in wave["objects"])
+    assert [name for name, _ in shown] == ["gone-web", "web"], shown
+    listed = cluster.kubectl("get", "configmap", "-n", namespace, "-l", "app=web", "-o", "name").stdout.split()
+    assert sorted(listed) == ["configmap/gone-web", "configmap/web"]
+
+    checked = run(cluster, "validate", root, "-l", "app=db", "-o", "json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert json.loads(checked.stdout)["summary"]["objects"] == 1, checked.stdout
+
+
 def test_a_bad_selector_is_exit_2_naming_the_flag_and_the_character(cluster, namespace, manifests):
     root = manifests({"opctl.yaml": config(setname(), namespace), "web.yaml": configmap("web", namespace, "web")})
     for command in ("diff", "status", "tree", "validate"):
