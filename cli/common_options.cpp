@@ -1,5 +1,7 @@
 #include "common_options.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -63,9 +65,9 @@ void apply_settings(CommonOptions& options, const config::RunConfig& config, boo
     options.keep_running = *config.keep_running;
   fill(options, "--delete-propagation", options.delete_propagation, config.delete_propagation);
   if (config.exec_timeout && !flag_given(options, "--exec-timeout"))
-    options.exec_timeout = std::to_string(config.exec_timeout->count()) + "s";
+    options.exec_timeout = config::format_duration(*config.exec_timeout);
   if (config.timeout && !flag_given(options, "--timeout"))
-    options.timeout = std::to_string(config.timeout->count()) + "s";
+    options.timeout = config::format_duration(*config.timeout);
   options.config = config;
 }
 
@@ -205,7 +207,8 @@ void add_cluster_flags(CLI::App& command, CommonOptions& options) {
       ->capture_default_str();
   command
       .add_option("--exec-timeout", options.exec_timeout,
-                  "How long a kubeconfig exec credential plugin may run before it is killed")
+                  "How long a kubeconfig exec credential plugin may run before it is killed (500ms, 30s, 2m; "
+                  "more than 0)")
       ->capture_default_str();
 }
 
@@ -237,7 +240,10 @@ void add_pass_flags(CLI::App& command, CommonOptions& options) {
       ->capture_default_str();
   command.add_flag("--wait", options.wait,
                    "Wait for each wave to be healthy before the next, and for the last");
-  command.add_option("--timeout", options.timeout, "How long --wait may take in all (90s, 5m, 1h)")
+  command
+      .add_option("--timeout", options.timeout,
+                  "How long --wait may take in all, as kubectl spells durations (500ms, 1.5s, 1m30s, 2h); 0: "
+                  "check health once and do not wait (exit 5 if not yet healthy)")
       ->capture_default_str();
 }
 
@@ -284,6 +290,23 @@ void add_keep_running_flag(CLI::App& command, CommonOptions& options) {
                    "Lease; the default. --no-keep-running: then nothing runs (also: spec.keepRunning)");
 }
 
+void add_selector_flag(CLI::App& command, CommonOptions& options, const std::string& what) {
+  command
+      .add_option("-l,--selector", options.selector,
+                  "Label selector, as kubectl's: " + what +
+                      " (key=value, key!=value, 'key in (a,b)', 'key notin (a)', key, !key; comma = and)")
+      ->type_name("SELECTOR");
+}
+
+void add_refused_selector_flag(CLI::App& command, CommonOptions& options) {
+  options.selector_refused = true;
+  command
+      .add_option("-l,--selector", options.selector,
+                  "Not supported: a pass applies, prunes and records the whole set (use diff -l or status -l "
+                  "to look at part of it)")
+      ->type_name("SELECTOR");
+}
+
 void require_named_set_for_prune(const CommonOptions& options) {
   if (!options.prune || options.set_named) return;
   throw InvalidInputError(
@@ -292,27 +315,33 @@ void require_named_set_for_prune(const CommonOptions& options) {
                "NAME or metadata.name in opctl.yaml"}});
 }
 
-std::chrono::seconds exec_timeout(const CommonOptions& options) {
+std::chrono::milliseconds exec_timeout(const CommonOptions& options) {
   auto parsed = config::parse_duration(options.exec_timeout);
   if (!parsed || parsed->count() <= 0)
-    throw InvalidInputError(
-        {Problem{"", 0, "--exec-timeout", "must be a positive duration such as 30s, 2m"}});
+    throw InvalidInputError({Problem{
+        "", 0, "--exec-timeout",
+        fmt::format(
+            "'{}': must be a duration above 0 such as 500ms, 30s or 2m (0 would kill the plugin at once)",
+            options.exec_timeout)}});
   return *parsed;
 }
 
-std::chrono::seconds pass_timeout(const CommonOptions& options) {
+std::chrono::milliseconds pass_timeout(const CommonOptions& options) {
   auto parsed = config::parse_duration(options.timeout);
   if (!parsed)
-    throw InvalidInputError({Problem{"", 0, "--timeout", "must be a duration such as 90s, 5m or 1h"}});
+    throw InvalidInputError(
+        {Problem{"", 0, "--timeout",
+                 fmt::format("'{}': must be a duration such as {} (0: check once, do not wait)",
+                             options.timeout, config::k_duration_examples)}});
   return *parsed;
 }
 
-std::chrono::seconds progress_interval(const CommonOptions& options) {
-  if (options.progress_interval == "0") return std::chrono::seconds(0);
+std::chrono::milliseconds progress_interval(const CommonOptions& options) {
   auto parsed = config::parse_duration(options.progress_interval);
   if (!parsed)
     throw InvalidInputError({Problem{"", 0, "--progress-interval",
-                                     "must be a duration such as 10s or 1m, or 0 for no progress"}});
+                                     fmt::format("'{}': must be a duration such as {} (0: no progress)",
+                                                 options.progress_interval, config::k_duration_examples)}});
   return *parsed;
 }
 
@@ -340,6 +369,14 @@ void finish_source_options(CommonOptions& options) {
   }
   if (!file.empty()) apply_settings(options, config::parse_run_config(read_config_text(file), file), true);
   resolve_set_name(options);
+  options.label_selector = model::parse_label_selector(options.selector, "--selector");
+  if (options.selector_refused && !options.label_selector.empty())
+    throw InvalidInputError({Problem{
+        "", 0, "--selector",
+        "reconcile applies, prunes and records the whole set: a pass over part of it would record that "
+        "part as the set's inventory and history at this commit, and a later prune could not tell members "
+        "left out from members deleted from git. Look at part of the set with opctl diff -l or opctl "
+        "status -l; apply part of it as a set of its own (--name, --path)"}});
   if (options.source.repo.empty() && options.source.path.empty())
     throw InvalidInputError(
         {Problem{"", 0, "--path", "either --repo or --path is required (or set them in opctl.yaml)"}});

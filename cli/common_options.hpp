@@ -10,6 +10,7 @@
 #include "config/run_config.hpp"
 #include "kube/cluster_config.hpp"
 #include "kube/http_transport.hpp"
+#include "model/label_selector.hpp"
 #include "model/prune_limit.hpp"
 #include "source/desired_source.hpp"
 #include "source/sops_file.hpp"
@@ -48,6 +49,9 @@ struct CommonOptions {
   bool keep_running = true;
   std::string timeout = "5m";  // --timeout
   std::string delete_propagation = "Background";
+  std::string selector;                 // -l/--selector, as given
+  model::LabelSelector label_selector;  // filled in by finish_source_options
+  bool selector_refused = false;        // add_refused_selector_flag: -l is an error here
   bool no_color = false;
   bool verbose = false;
   bool quiet = false;
@@ -84,6 +88,13 @@ void add_take_over_flag(CLI::App& command, CommonOptions& options);
 // validate, backup); install carries opctl.yaml's spec.clusterDefaults into the CronJob instead.
 void add_kind_flags(CLI::App& command, CommonOptions& options);
 
+// -l/--selector, for the commands that read the set; `what` says what it selects there.
+void add_selector_flag(CLI::App& command, CommonOptions& options, const std::string& what);
+
+// -l/--selector on reconcile: accepted by the parser so that finish_source_options refuses it with
+// a message saying why (a pass applies, prunes and records the whole set) and what to use instead.
+void add_refused_selector_flag(CLI::App& command, CommonOptions& options);
+
 // --keep-running / --no-keep-running, for the command that runs a pass.
 void add_keep_running_flag(CLI::App& command, CommonOptions& options);
 
@@ -94,14 +105,14 @@ inline constexpr const char* k_unnamed_set = "default";
 // Throws InvalidInputError when pruning is asked for a set without a name.
 void require_named_set_for_prune(const CommonOptions& options);
 
-// The exec plugin timeout of --exec-timeout (or spec.execTimeout).
-std::chrono::seconds exec_timeout(const CommonOptions& options);
+// The exec plugin timeout of --exec-timeout (or spec.execTimeout); more than 0.
+std::chrono::milliseconds exec_timeout(const CommonOptions& options);
 
-// How long --wait may take in all: --timeout (or spec.timeout).
-std::chrono::seconds pass_timeout(const CommonOptions& options);
+// How long --wait may take in all: --timeout (or spec.timeout); 0 checks once and never waits.
+std::chrono::milliseconds pass_timeout(const CommonOptions& options);
 
 // --progress-interval as a duration ("0": no progress shown).
-std::chrono::seconds progress_interval(const CommonOptions& options);
+std::chrono::milliseconds progress_interval(const CommonOptions& options);
 
 // After parsing: reads -f (or, without -f, <path>/opctl.yaml for a plain
 // directory), fills every flag not given from it, OPCTL_GIT_TOKEN, and the

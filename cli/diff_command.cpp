@@ -12,6 +12,7 @@
 #include "exit_codes.hpp"
 #include "live_comparison.hpp"
 #include "pass_progress.hpp"
+#include "plan/selection.hpp"
 #include "progress.hpp"
 #include "report_file.hpp"
 #include "revision_diff_render.hpp"
@@ -50,7 +51,12 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
   auto& client = *desired.connection.client;
   apply::LiveStateOptions read;
   read.record_forbidden = true;
-  LiveComparison comparison = compare_with_live(client, desired.objects, config, read);
+  const model::LabelSelector& selector = options.common.label_selector;
+  // -l: the selected objects are compared; the whole set still tells which members are pruned.
+  std::vector<model::Object> selected;
+  if (!selector.empty()) selected = plan::selected_objects(desired.objects, selector);
+  LiveComparison comparison =
+      compare_with_live(client, selector.empty() ? desired.objects : selected, config, read);
   apply::DiffPassResult& result = comparison.result;
   if (options.common.prune) {
     apply::PrunePreviewOptions prune;
@@ -62,6 +68,7 @@ apply::DiffPassResult diff_live(DiffOptions& options, DesiredSet& desired) {
     prune.source = source::set_source_identity(options.common.source);
     prune.take_over = options.common.take_over;
     prune.compare = comparison.options.compare;
+    prune.selector = selector;
     auto pruned = apply::prune_preview(client, desired.objects, prune);
     result.diffs.insert(result.diffs.end(), pruned.begin(), pruned.end());
   }
@@ -105,8 +112,11 @@ int run_diff_base(DiffOptions& options) {
       base_options_of(options.common, options.base);  // before the head's config applies
   auto [head_revision, head_objects] = load_manifests(options.common);
   auto [base_revision, base_objects] = load_manifests(base_options);
+  const model::LabelSelector& selector = options.common.label_selector;
   RevisionDiffReport report{base_revision, head_revision,
-                            diff::compare_revisions(base_objects, head_objects, {}), std::nullopt};
+                            diff::compare_revisions(plan::selected_objects(base_objects, selector),
+                                                    plan::selected_objects(head_objects, selector), {}),
+                            std::nullopt};
   DiffSummary live_summary;
   if (!options.no_cluster) {
     DesiredSet desired = connect_desired_set(options.common, head_revision, std::move(head_objects));
@@ -151,6 +161,7 @@ void register_diff(CLI::App& app, CommandAction& action) {
       "Examples:\n"
       "  opctl diff --path manifests-example/\n"
       "  opctl diff --path manifests-example/ --prune        # also what a pruning pass would delete\n"
+      "  opctl diff --path manifests-example/ -l app=web --exit-code   # only the objects labelled app=web\n"
       "  opctl diff --repo https://git.example/ops.git --path prod --exit-code -o markdown > diff.md\n"
       "  opctl diff --path envs/prod --base origin/main --no-cluster -o markdown   # a pull request, no "
       "cluster\n");
@@ -170,6 +181,9 @@ void register_diff(CLI::App& app, CommandAction& action) {
   add_prune_guard_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_take_over_flag(*command, options->common);
+  add_selector_flag(*command, options->common,
+                    "report only the objects it selects (by their labels in the source; a pruned one by its "
+                    "live labels), and --exit-code only for them");
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml", "markdown"}))
       ->capture_default_str();

@@ -33,10 +33,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::chrono::seconds duration_flag(const char* flag, const std::string& text) {
+std::chrono::milliseconds duration_flag(const char* flag, const std::string& text) {
   auto parsed = config::parse_duration(text);
   if (!parsed || parsed->count() <= 0)
-    throw InvalidInputError({Problem{"", 0, flag, "must be a positive duration such as 10s, 2m"}});
+    throw InvalidInputError({Problem{
+        "", 0, flag, fmt::format("'{}': must be a duration above 0 such as 500ms, 10s or 2m", text)}});
   return *parsed;
 }
 
@@ -186,12 +187,14 @@ void register_instance(CLI::App& app, CommandAction& action) {
   run->add_option("--wal-archive-dir", identity.wal_archive_dir,
                   "Where the primary archives each finished WAL segment (empty: no archiving)")
       ->envname("OPCTL_WAL_ARCHIVE_DIR");
-  run->add_option("--smart-shutdown-timeout", options->smart_shutdown_timeout,
-                  "On SIGTERM, how long a smart shutdown may wait for clients before a fast one")
+  run->add_option(
+         "--smart-shutdown-timeout", options->smart_shutdown_timeout,
+         "On SIGTERM, how long a smart shutdown may wait for clients before a fast one (500ms, 10s, 2m; more "
+         "than 0)")
       ->envname("OPCTL_SMART_SHUTDOWN_TIMEOUT")
       ->capture_default_str();
   run->add_option("--fast-shutdown-timeout", options->fast_shutdown_timeout,
-                  "Then how long the fast shutdown may take before an immediate one")
+                  "Then how long the fast shutdown may take before an immediate one (more than 0)")
       ->capture_default_str();
   run->callback([&action, options] { action = [options] { return run_instance(*options); }; });
 

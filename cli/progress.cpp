@@ -20,7 +20,7 @@ std::size_t terminal_width(int fd) {
 
 }  // namespace
 
-ProgressSettings progress_settings(bool quiet, bool verbose, std::chrono::seconds interval) {
+ProgressSettings progress_settings(bool quiet, bool verbose, std::chrono::milliseconds interval) {
   ProgressSettings settings;
   if (quiet || verbose || interval.count() <= 0) return settings;
   settings.live = isatty(fileno(stderr)) != 0;

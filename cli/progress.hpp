@@ -17,9 +17,9 @@
 namespace opctl::cli {
 
 struct ProgressSettings {
-  bool live = false;                 // stderr is a terminal: one line redrawn in place
-  std::chrono::seconds interval{0};  // elsewhere: a line after this long without output; 0: none
-  std::size_t width = 150;           // the live line is cut to this many characters
+  bool live = false;                      // stderr is a terminal: one line redrawn in place
+  std::chrono::milliseconds interval{0};  // elsewhere: a line after this long without output; 0: none
+  std::size_t width = 150;                // the live line is cut to this many characters
 };
 
 inline constexpr std::chrono::seconds k_default_progress_interval{10};
@@ -27,7 +27,7 @@ inline constexpr std::chrono::seconds k_default_progress_interval{10};
 // What the user asked for and stderr is: -q, and an interval of 0, show no
 // progress; -v neither (its request log is the progress, and a live line
 // would tear its lines); a terminal gets the live line.
-ProgressSettings progress_settings(bool quiet, bool verbose, std::chrono::seconds interval);
+ProgressSettings progress_settings(bool quiet, bool verbose, std::chrono::milliseconds interval);
 
 // What the work is doing. `phase` names it: the elapsed time shown restarts
 // when it changes. Shown as "head (elapsed)" or "head (elapsed): detail".

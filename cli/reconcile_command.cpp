@@ -273,6 +273,7 @@ void add_reconcile_flags(CLI::App& command, ReconcileOptions& options) {
   add_take_over_flag(command, options.common);
   add_pass_flags(command, options.common);
   add_prune_guard_flags(command, options.common);
+  add_refused_selector_flag(command, options.common);
   // kubectl's spelling is accepted: --dry-run=server and --dry-run=client are opctl's dry run (its plan
   // always asks the server, so there is no client-only plan), --dry-run=none is a real pass.
   command

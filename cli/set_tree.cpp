@@ -6,6 +6,7 @@
 #include <set>
 
 #include "plan/prune_set.hpp"
+#include "plan/selection.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -142,7 +143,10 @@ std::vector<apply::TreeWave> read_set_tree(const SetTreeInputs& inputs) {
   std::set<std::string> namespaces = inventory.namespaces;
   namespaces.insert(inputs.parent.namespace_name);
   auto owned = list_owned(inputs.client, namespaces, inputs.quiet);
-  return apply::ownership_tree(members, inputs.desired, owned);
+  if (inputs.selector.empty()) return apply::ownership_tree(members, inputs.desired, owned);
+  // -l: members by their labels in the source (by their live ones once they left it), and what those own.
+  members = plan::selected_members(std::move(members), inputs.desired, inputs.selector);
+  return apply::ownership_tree(members, plan::selected_objects(inputs.desired, inputs.selector), owned);
 }
 
 }  // namespace opctl::cli

@@ -9,6 +9,7 @@
 #include "apply/applyset_store.hpp"
 #include "apply/ownership_tree.hpp"
 #include "kube/api_client.hpp"
+#include "model/label_selector.hpp"
 #include "model/object.hpp"
 #include "plan/applyset.hpp"
 #include "terminal.hpp"
@@ -20,8 +21,9 @@ struct SetTreeInputs {
   apply::ApplySetStore& store;
   const plan::ApplySetParent& parent;
   const std::optional<model::Json>& parent_object;  // as store.read() found it
-  const std::vector<model::Object>& desired;
-  bool quiet = false;  // no note on stderr for a kind whose children cannot be listed
+  const std::vector<model::Object>& desired;        // the whole set, whatever the selector
+  const model::LabelSelector& selector;  // -l: the members it selects and what they own; empty: all
+  bool quiet = false;                    // no note on stderr for a kind whose children cannot be listed
 };
 
 // The members (read whole, for their health) and, from the set's namespaces,

@@ -19,6 +19,7 @@
 #include "plan/apply_order.hpp"
 #include "plan/pass_plan.hpp"
 #include "plan/prune_set.hpp"
+#include "plan/selection.hpp"
 #include "plan_render.hpp"
 #include "set_pin_plan.hpp"
 #include "set_tree.hpp"
@@ -70,6 +71,13 @@ int run_status(StatusOptions& options) {
     if (pin_plan.reload) std::tie(revision, objects) = load_manifests(options.common);
   }
   DesiredSet desired = connect_desired_set(options.common, std::move(revision), std::move(objects));
+  // -l: the set as far as the selector selects it; `whole` still tells which members are desired.
+  const model::LabelSelector& selector = options.common.label_selector;
+  std::vector<model::Object> whole;
+  if (!selector.empty()) {
+    whole = std::move(desired.objects);
+    desired.objects = plan::selected_objects(whole, selector);
+  }
   const auto& config = options.common.config;
   auto& client = *desired.connection.client;
   plan::ApplySetParent parent = applyset_parent_of(config);
@@ -80,6 +88,7 @@ int run_status(StatusOptions& options) {
                  {"lease", lease_status(client, config)}};
   auto pin = apply::SetPin::of(parent_object);
   status["pin"] = pin ? pin->to_json() : Json();
+  if (!selector.empty()) status["selector"] = selector.to_string();
   if (pin && pin_plan.report.is_object()) status["pin"]["headCommit"] = pin_plan.head_commit;
   // Drift as `opctl diff` sees it (an autoscaler's replicas are not drift).
   apply::LiveStateOptions read;
@@ -94,7 +103,7 @@ int run_status(StatusOptions& options) {
         Json::parse(annotations.value(apply::k_last_success_annotation, "null"), nullptr, false);
     auto inventory = plan::ApplySetInventory::from_parent(*parent_object)
                          .merged_with(plan::ApplySetInventory::of(desired.objects, parent.namespace_name));
-    members = store.members(inventory);
+    members = plan::selected_members(store.members(inventory), whole, selector);
     std::map<std::string, int> by_kind;
     for (const auto& member : members) {
       auto key = plan::key_of_live(member);
@@ -144,7 +153,8 @@ int run_status(StatusOptions& options) {
   status["customResources"] = custom;
   std::vector<apply::TreeWave> tree;
   if (options.tree) {
-    tree = read_set_tree({client, store, parent, parent_object, desired.objects, options.common.quiet});
+    tree = read_set_tree({client, store, parent, parent_object, selector.empty() ? desired.objects : whole,
+                          selector, options.common.quiet});
     status["tree"] = apply::tree_to_json(tree);
   }
 
@@ -156,6 +166,9 @@ int run_status(StatusOptions& options) {
                            parent.id());
   if (!status["source"].get<std::string>().empty())
     std::cout << fmt::format("Source: {}\n", status["source"].get<std::string>());
+  if (!selector.empty())
+    std::cout << fmt::format("Selector: {} (inventory, drift and plan of the selected objects only)\n",
+                             selector.to_string());
   const Json& lease = status["lease"];
   std::cout << (lease["held"].get<bool>()
                     ? fmt::format("Lease: held by {} (renewed {})\n", lease["holder"].get<std::string>(),
@@ -228,11 +241,15 @@ void register_status(CLI::App& app, CommandAction& action) {
       "Examples:\n"
       "  opctl status --path manifests-example/\n"
       "  opctl status -f opctl.yaml -o json\n"
-      "  opctl status --path manifests-example/ --tree\n");
+      "  opctl status --path manifests-example/ --tree\n"
+      "  opctl status -f opctl.yaml -l app=web\n");
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
   add_prune_guard_flags(*command, options->common);
+  add_selector_flag(*command, options->common,
+                    "show only the objects it selects (by their labels in the source; members no longer "
+                    "in it by their live labels)");
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();

@@ -32,7 +32,8 @@ int run_tree(TreeOptions& options) {
   plan::ApplySetParent parent = applyset_parent_of(config);
   apply::ApplySetStore store(client, parent, std::string("opctl/v") + k_version);
   auto parent_object = store.read();
-  auto waves = read_set_tree({client, store, parent, parent_object, desired.objects, options.common.quiet});
+  auto waves = read_set_tree({client, store, parent, parent_object, desired.objects,
+                              options.common.label_selector, options.common.quiet});
   if (is_structured(options.output)) {
     Json out = apply::tree_to_json(waves);
     out["applySet"] = {{"parent", parent.qualified_name()}, {"id", parent.id()}};
@@ -59,6 +60,9 @@ void register_tree(CLI::App& app, CommandAction& action) {
   add_source_flags(*command, options->common);
   add_set_flags(*command, options->common);
   add_cluster_flags(*command, options->common);
+  add_selector_flag(*command, options->common,
+                    "draw only the members it selects (by their labels in the source; members no longer in "
+                    "it by their live labels) and what they own");
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();

@@ -17,6 +17,7 @@
 #include "kinds/kind_validators.hpp"
 #include "kube/api_error.hpp"
 #include "pass_validation.hpp"
+#include "plan/selection.hpp"
 #include "source/desired_source.hpp"
 #include "structured_output.hpp"
 #include "terminal.hpp"
@@ -135,6 +136,9 @@ validate::ValidationReport run_checks(ValidateCommandOptions& options) {
     };
     validate_options.live_crd = validate::live_crd_lookup(*wiring.connection->transport, *wiring.mapper);
   }
+  // -l: every file is still read (a syntax error anywhere counts), the selected objects checked.
+  if (const auto& selector = options.common.label_selector; !selector.empty())
+    loaded.objects = plan::selected_objects(loaded.objects, selector);
   auto report = validate::validate_objects(std::move(loaded.objects), validate_options);
   validate::add_errors(report, loaded.problems);
   validate::sort_findings(report);
@@ -195,6 +199,8 @@ void register_validate(CLI::App& app, CommandAction& action) {
           "Directory of OpenAPI v3 documents, one per group-version (api__v1.json, apis__apps__v1.json); "
           "used instead of the cluster's")
       ->check(CLI::ExistingDirectory);
+  add_selector_flag(*command, options->common,
+                    "check only the objects it selects (every file is still read and must parse)");
   command->add_option("-o,--output", options->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();

@@ -44,7 +44,8 @@ struct PassOptions {
   bool take_over = false;
   std::string delete_propagation = "Background";
   bool wait = false;
-  std::chrono::seconds timeout{300};
+  // How long --wait may take in all; 0: check health once, never wait (kubectl wait --timeout=0).
+  std::chrono::milliseconds timeout{300'000};
   std::chrono::seconds crd_established_timeout{60};
   std::vector<std::pair<std::string, std::string>> skip_health;  // (group, kind)
   // opctl.yaml's ignoreDifferences: on existing objects these fields keep

@@ -8,6 +8,7 @@
 #include "apply/set_source.hpp"
 #include "plan/pass_plan.hpp"
 #include "plan/prune_set.hpp"
+#include "plan/selection.hpp"
 
 namespace opctl::apply {
 
@@ -25,12 +26,15 @@ std::vector<diff::ObjectDiff> prune_preview(kube::ApiClient& client,
   auto members = store.members(inventory, [&desired_keys](const model::Json& live) {
     return !desired_keys.contains(plan::key_of_live(live));
   });
+  members = plan::selected_members(std::move(members), desired, options.selector);
+  std::size_t selected =
+      options.selector.empty() ? desired.size() : plan::selected_objects(desired, options.selector).size();
   auto steps = plan::prune_steps(members, desired_keys);
   const auto& applyset = options.applyset;
   std::vector<std::string> would_delete = plan::pruned_names(steps);
   std::string set = applyset.qualified_name();
   decide_set_source(parent, {set, options.source, true, options.take_over, [&] { return would_delete; }});
-  check_prune_volume({set, desired.size(), members.size(), would_delete}, options.limits);
+  check_prune_volume({set, selected, members.size(), would_delete}, options.limits);
   PruneGuardOptions guard{applyset.id(), options.prune_namespaces, options.prune_crds, options.prune_data};
   std::vector<diff::ObjectDiff> pruned;
   for (auto& step : steps) {

@@ -10,6 +10,7 @@
 #include "apply/prune_limits.hpp"
 #include "diff/object_diff.hpp"
 #include "kube/api_client.hpp"
+#include "model/label_selector.hpp"
 #include "model/object.hpp"
 #include "plan/applyset.hpp"
 
@@ -24,6 +25,8 @@ struct PrunePreviewOptions {
   std::string source;  // this run's (set_source.hpp): a set recorded from another one is refused
   bool take_over = false;
   diff::CompareOptions compare;
+  // -l: only members it selects (plan/selection.hpp) are counted and shown; `desired` is the whole set.
+  model::LabelSelector selector;
 };
 
 // Entries with Change::pruned (before = the live object, normalised and

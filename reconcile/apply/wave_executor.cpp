@@ -98,7 +98,10 @@ bool WaveExecutor::wait_for_crds(const plan::ApplyBatch& batch) {
     crds.push_back({step.key.name, *kind, crd_now(step.key)});
     steps.push_back(&step);
   }
-  auto deadline = std::min(pass_.deadline, pass_.clock.steady_now() + pass_.options.crd_established_timeout);
+  // --timeout 0 means "do not wait for health", not "give new CRDs no time": their custom resources in
+  // this pass need them Established, so the wait keeps its own limit then.
+  auto limit = pass_.clock.steady_now() + pass_.options.crd_established_timeout;
+  auto deadline = pass_.options.timeout.count() == 0 ? limit : std::min(pass_.deadline, limit);
   auto pending = wait_until_established(pass_.client, pass_.clock, crds, deadline);
   for (auto i : pending)
     pass_.amend(*steps[i], Action::failed, "CustomResourceDefinition did not become Established in time");

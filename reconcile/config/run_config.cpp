@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include "model/error.hpp"
 #include "model/redaction.hpp"
@@ -80,9 +82,14 @@ class FieldReader {
       } else if constexpr (std::is_same_v<T, double>) {
         if (!value.is_number()) return problem(pointer, path, "must be a number");
         target = value.get<double>();
-      } else if constexpr (std::is_same_v<T, std::chrono::seconds>) {
-        auto parsed = value.is_string() ? parse_duration(value.get<std::string>()) : std::nullopt;
-        if (!parsed) return problem(pointer, path, "must be a duration such as 90s, 5m or 1h");
+      } else if constexpr (std::is_same_v<T, std::chrono::milliseconds>) {
+        // A bare 0 is a YAML integer, and a duration as Go and kubectl read "0".
+        bool zero = value.is_number_integer() && value.get<long long>() == 0;
+        auto parsed = zero                ? std::optional(std::chrono::milliseconds(0))
+                      : value.is_string() ? parse_duration(value.get<std::string>())
+                                          : std::nullopt;
+        if (!parsed)
+          return problem(pointer, path, std::string("must be a duration such as ") + k_duration_examples);
         target = parsed;
       }
     };
@@ -226,7 +233,7 @@ void check_notification(FieldReader& reader, const Notification& entry, const st
       std::count(entry.repository.begin(), entry.repository.end(), '/') != 1)
     field_problem("repository", "must be owner/name");
   if (entry.retries < 0 || entry.retries > 10) field_problem("retries", "must be between 0 and 10");
-  if (entry.timeout.count() < 1) field_problem("timeout", "must be at least 1s");
+  if (entry.timeout < std::chrono::seconds(1)) field_problem("timeout", "must be at least 1s");
 }
 
 // A field that would hold a credential itself: always a problem, naming where to put it instead.
@@ -283,7 +290,7 @@ void read_metrics(FieldReader& reader, MetricsSettings& metrics, const std::stri
 void read_notification(FieldReader& reader, Notification& entry, const std::string& pointer,
                        const std::string& path) {
   std::optional<std::string> type;
-  std::optional<std::chrono::seconds> timeout;
+  std::optional<std::chrono::milliseconds> timeout;
   std::optional<int> retries;
   std::vector<std::string> triggers;
   bool triggers_given = false;
@@ -427,10 +434,15 @@ void read_spec(FieldReader& reader, RunConfig& config) {
                                                    })},
        {"lease",
         [&](const Json&, const std::string& pointer, const std::string& path) {
-          std::optional<std::chrono::seconds> duration;
+          std::optional<std::chrono::milliseconds> duration;
           reader.read_map(pointer, path,
                           {{"duration", reader.into(duration)}, {"enabled", reader.into(lease_enabled)}});
-          if (duration) config.lease_duration = *duration;
+          if (duration && (duration->count() % 1000 != 0 || *duration < std::chrono::seconds(1)))
+            reader.problem(
+                pointer + "/duration", path + ".duration",
+                "must be whole seconds, at least 1s (a Lease's leaseDurationSeconds counts seconds)");
+          else if (duration)
+            config.lease_duration = std::chrono::duration_cast<std::chrono::seconds>(*duration);
         }},
        {"helm", reader.into_list<HelmChart>(config.helm, read_helm_chart)},
        {"notifications", reader.into_list<Notification>(config.notifications, read_notification)},
@@ -448,7 +460,7 @@ void read_spec(FieldReader& reader, RunConfig& config) {
        {"kinds",
         reader.into_list<HookKind>(config.kinds, [](FieldReader& r, HookKind& kind,
                                                     const std::string& pointer, const std::string& path) {
-          std::optional<std::chrono::seconds> timeout;
+          std::optional<std::chrono::milliseconds> timeout;
           std::optional<bool> finalize;
           r.read_map(
               pointer, path,
@@ -467,7 +479,11 @@ void read_spec(FieldReader& reader, RunConfig& config) {
                   if (child.api_version.empty() || child.kind.empty())
                     c.problem(child_pointer, child_path, "a child kind needs apiVersion and kind");
                 })}});
-          if (timeout) kind.timeout = *timeout;
+          if (timeout && timeout->count() <= 0)
+            r.problem(pointer + "/timeout", path + ".timeout",
+                      "must be more than 0 (the hook would be killed at once)");
+          else if (timeout)
+            kind.timeout = *timeout;
           if (finalize) kind.finalize = *finalize;
           if (!kind.url.empty() && !kind.url.starts_with("http://") && !kind.url.starts_with("https://"))
             r.problem(pointer + "/url", path + ".url", "must be an http:// or https:// URL");
@@ -491,20 +507,58 @@ std::optional<RequestRate> parse_request_rate(const std::string& text) {
   return RequestRate{qps};
 }
 
-std::optional<std::chrono::seconds> parse_duration(const std::string& text) {
-  static const std::regex k_part(R"((\d+)(h|m|s))");
-  if (text.empty()) return std::nullopt;
-  long total = 0;
-  std::size_t consumed = 0;
-  for (std::sregex_iterator it(text.begin(), text.end(), k_part), end; it != end; ++it) {
-    if (static_cast<std::size_t>(it->position()) != consumed) return std::nullopt;
-    long amount = std::stol((*it)[1]);
-    char unit = (*it)[2].str()[0];
-    total += amount * (unit == 'h' ? 3600 : unit == 'm' ? 60 : 1);
-    consumed += static_cast<std::size_t>(it->length());
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
+  if (text == "0") return std::chrono::milliseconds(0);
+  // Nanoseconds in a unit; "µs" in both of its Unicode spellings, as Go's time.ParseDuration.
+  const std::pair<std::string_view, long double> units[] = {{"ns", 1},        {"us", 1e3},  {"\u00b5s", 1e3},
+                                                            {"\u03bcs", 1e3}, {"ms", 1e6},  {"s", 1e9},
+                                                            {"m", 60e9},      {"h", 3600e9}};
+  std::string_view rest = text;
+  long double total = 0;
+  if (rest.empty()) return std::nullopt;
+  while (!rest.empty()) {
+    std::size_t digits = 0, fraction = 0;
+    while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits])))
+      ++digits;
+    std::size_t number = digits;
+    if (number < rest.size() && rest[number] == '.') {
+      ++number;
+      while (number < rest.size() && std::isdigit(static_cast<unsigned char>(rest[number]))) {
+        ++number;
+        ++fraction;
+      }
+    }
+    if (digits + fraction == 0 || number > 40) return std::nullopt;  // ".s", "s", absurd lengths
+    long double amount = std::stold(std::string(rest.substr(0, number)));
+    rest.remove_prefix(number);
+    std::size_t unit_length = 0;
+    while (unit_length < rest.size() && !std::isdigit(static_cast<unsigned char>(rest[unit_length])) &&
+           rest[unit_length] != '.')
+      ++unit_length;
+    std::string_view unit = rest.substr(0, unit_length);
+    const auto* found = std::find_if(std::begin(units), std::end(units),
+                                     [unit](const auto& entry) { return entry.first == unit; });
+    if (found == std::end(units)) return std::nullopt;  // a missing or unknown unit
+    total += amount * found->second;
+    rest.remove_prefix(unit_length);
   }
-  if (consumed != text.size()) return std::nullopt;
-  return std::chrono::seconds(total);
+  if (total > 1e18L) return std::nullopt;  // past 31 years: a typo, and past what the clocks hold
+  // Rounded up to whole milliseconds: "1ns" is no instant.
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(total / 1e6L)));
+}
+
+std::string format_duration(std::chrono::milliseconds duration) {
+  long long ms = duration.count();
+  if (ms == 0) return "0s";
+  if (ms < 1000) return fmt::format("{}ms", ms);
+  std::string out;
+  long long hours = ms / 3'600'000, minutes = ms / 60'000 % 60, seconds = ms / 1000 % 60, rest = ms % 1000;
+  if (hours > 0) out += fmt::format("{}h", hours);
+  if (hours > 0 || minutes > 0) out += fmt::format("{}m", minutes);
+  if (rest == 0) return out + fmt::format("{}s", seconds);
+  std::string fraction = fmt::format("{:03}", rest);
+  fraction.erase(fraction.find_last_not_of('0') + 1);
+  return out + fmt::format("{}.{}s", seconds, fraction);
 }
 
 RunConfig parse_run_config(const std::string& text, const std::string& file) {

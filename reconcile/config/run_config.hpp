@@ -42,7 +42,7 @@ struct HookKind {
   std::string kind;
   std::vector<std::string> command;
   std::string url;
-  std::chrono::seconds timeout{30};
+  std::chrono::milliseconds timeout{30'000};
   std::vector<HookChildKind> children;
   bool finalize = false;  // add a finalizer and call the hook with finalizing: true until it says finalized
 };
@@ -99,9 +99,9 @@ struct Notification {
   std::string target_url;  // commit status link, or the link in a message
   std::string channel;     // slack: overrides the webhook's channel
   std::vector<NotificationTrigger> triggers = {NotificationTrigger::failure, NotificationTrigger::change};
-  std::chrono::seconds timeout{10};  // per attempt
-  int retries = 2;                   // after a network error, HTTP 429 or 5xx
-  int line = 0;                      // where the entry starts, for messages
+  std::chrono::milliseconds timeout{10'000};  // per attempt
+  int retries = 2;                            // after a network error, HTTP 429 or 5xx
+  int line = 0;                               // where the entry starts, for messages
 };
 
 const char* to_string(NotificationType type);
@@ -144,13 +144,13 @@ struct RunConfig {
   std::optional<model::PruneLimit> max_prune;  // maxPrune: "N" or "P%"
   std::optional<bool> keep_running;            // spec.keepRunning, as --no-keep-running when false
   std::optional<std::string> delete_propagation;
-  std::optional<std::chrono::seconds> timeout;
-  std::optional<std::chrono::seconds> exec_timeout;  // kubeconfig exec plugins, as --exec-timeout
+  std::optional<std::chrono::milliseconds> timeout;       // as --timeout; 0: check once, never wait
+  std::optional<std::chrono::milliseconds> exec_timeout;  // kubeconfig exec plugins, as --exec-timeout
   std::optional<int> concurrency, burst;
   std::optional<RequestRate> qps;
   std::vector<IgnoreDifference> ignore_differences;
   std::vector<HealthOverride> health;
-  std::chrono::seconds lease_duration{60};
+  std::chrono::seconds lease_duration{60};  // whole seconds: a Lease counts seconds
   bool lease_enabled = true;
   std::vector<HookKind> kinds;
   std::vector<HelmChart> helm;
@@ -176,7 +176,15 @@ RunConfig parse_run_config(const std::string& text, const std::string& file);
 // nullopt for anything else.
 std::optional<RequestRate> parse_request_rate(const std::string& text);
 
-// "90s", "5m", "1h30m", "2h" -> seconds. nullopt when malformed.
-std::optional<std::chrono::seconds> parse_duration(const std::string& text);
+// Go's time.ParseDuration, as kubectl reads --timeout: "500ms", "1.5s", "1m30s", "2h", "0" (units ns,
+// us, ms, s, m, h; a decimal fraction on any part). Rounded up to whole milliseconds. nullopt when
+// malformed, negative, or a bare number other than 0.
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text);
+
+// The duration as Go prints one: "0s", "500ms", "1.5s", "1m30s", "2h0m0s".
+std::string format_duration(std::chrono::milliseconds duration);
+
+// What a malformed duration's message says it should look like.
+inline constexpr const char* k_duration_examples = "500ms, 90s, 1m30s or 2h";
 
 }  // namespace opctl::config

@@ -21,7 +21,7 @@ struct ExecPlugin {
   bool provide_cluster_info = false;  // pass the cluster (server, CA, ...) in KUBERNETES_EXEC_INFO
   std::string install_hint;           // shown when the command cannot be run
   // Not in the kubeconfig: --exec-timeout. Then the plugin is killed.
-  std::chrono::seconds timeout{k_default_exec_timeout_seconds};
+  std::chrono::milliseconds timeout{std::chrono::seconds(k_default_exec_timeout_seconds)};
 };
 
 struct ClusterConfig {

@@ -142,9 +142,11 @@ Credential CredentialSource::run_exec_plugin() {
   process::ProcessResult result =
       process::run_process(argv, {.extra_env = env, .timeout = plugin.timeout, .input = ""});
   if (result.timed_out)
-    throw ClusterError(
-        fmt::format("exec plugin {} did not finish within {}s and was killed (--exec-timeout){}",
-                    plugin.command, plugin.timeout.count(), stderr_tail(result.err)));
+    throw ClusterError(fmt::format(
+        "exec plugin {} did not finish within {} and was killed (--exec-timeout){}", plugin.command,
+        plugin.timeout.count() % 1000 == 0 ? fmt::format("{}s", plugin.timeout.count() / 1000)
+                                           : fmt::format("{}ms", plugin.timeout.count()),
+        stderr_tail(result.err)));
   if (result.exec_error != 0)
     throw ClusterError(fmt::format("exec plugin {} could not be run ({}){}", plugin.command,
                                    std::strerror(result.exec_error),

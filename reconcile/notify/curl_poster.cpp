@@ -27,7 +27,7 @@ std::size_t keep_start(char* data, std::size_t size, std::size_t count, void* ta
 
 class CurlPoster final : public HttpPoster {
  public:
-  HttpResponse post(const HttpRequest& request, std::chrono::seconds timeout) override {
+  HttpResponse post(const HttpRequest& request, std::chrono::milliseconds timeout) override {
     HttpResponse response;
     std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
     if (!curl) {
@@ -46,7 +46,7 @@ class CurlPoster final : public HttpPoster {
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, request.body.c_str());
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
     curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count() * 1000));
+    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout.count()));
     curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
     // A redirect would resend the credential to wherever it points.
     curl_easy_setopt(curl.get(), CURLOPT_FOLLOWLOCATION, 0L);

@@ -29,7 +29,7 @@ struct HttpResponse {
 class HttpPoster {
  public:
   virtual ~HttpPoster() = default;
-  virtual HttpResponse post(const HttpRequest& request, std::chrono::seconds timeout) = 0;
+  virtual HttpResponse post(const HttpRequest& request, std::chrono::milliseconds timeout) = 0;
 };
 
 std::unique_ptr<HttpPoster> curl_poster();

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "config/run_config.hpp"
 #include "kinds/hook/hook_transport.hpp"
 #include "process/child_process.hpp"
 
@@ -24,7 +25,7 @@ std::string tail(const std::string& text) {
 
 class CommandTransport : public HookTransport {
  public:
-  CommandTransport(std::vector<std::string> argv, std::chrono::seconds timeout)
+  CommandTransport(std::vector<std::string> argv, std::chrono::milliseconds timeout)
       : argv_(std::move(argv)), timeout_(timeout) {}
 
   std::string call(const std::string& request) override {
@@ -36,7 +37,8 @@ class CommandTransport : public HookTransport {
     if (result.output_exceeded)
       throw HookError(fmt::format("the hook {} wrote more than {} bytes", name, k_max_output));
     if (result.timed_out)
-      throw HookError(fmt::format("the hook {} timed out after {}s and was killed", name, timeout_.count()));
+      throw HookError(fmt::format("the hook {} timed out after {} and was killed", name,
+                                  config::format_duration(timeout_)));
     if (result.signal != 0)
       throw HookError(
           fmt::format("the hook {} was killed by signal {}: {}", name, result.signal, tail(result.err)));
@@ -59,13 +61,13 @@ class CommandTransport : public HookTransport {
   }
 
   std::vector<std::string> argv_;
-  std::chrono::seconds timeout_;
+  std::chrono::milliseconds timeout_;
 };
 
 }  // namespace
 
 std::unique_ptr<HookTransport> command_transport(std::vector<std::string> argv,
-                                                 std::chrono::seconds timeout) {
+                                                 std::chrono::milliseconds timeout) {
   return std::make_unique<CommandTransport>(std::move(argv), timeout);
 }
 

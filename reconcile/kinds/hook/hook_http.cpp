@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "config/run_config.hpp"
 #include "kinds/hook/hook_transport.hpp"
 
 namespace opctl::kinds::hook {
@@ -24,7 +25,8 @@ std::size_t append(char* data, std::size_t size, std::size_t count, void* target
 
 class HttpTransport : public HookTransport {
  public:
-  HttpTransport(std::string url, std::chrono::seconds timeout) : url_(std::move(url)), timeout_(timeout) {}
+  HttpTransport(std::string url, std::chrono::milliseconds timeout)
+      : url_(std::move(url)), timeout_(timeout) {}
 
   std::string call(const std::string& request) override {
     std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
@@ -36,14 +38,15 @@ class HttpTransport : public HookTransport {
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, request.c_str());
     curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.size()));
     curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count() * 1000));
+    curl_easy_setopt(curl.get(), CURLOPT_TIMEOUT_MS, static_cast<long>(timeout_.count()));
     curl_easy_setopt(curl.get(), CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, append);
     curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
     curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "opctl-hook");
     CURLcode code = curl_easy_perform(curl.get());
     if (code == CURLE_OPERATION_TIMEDOUT)
-      throw HookError(fmt::format("the hook {} did not answer within {}s", url_, timeout_.count()));
+      throw HookError(
+          fmt::format("the hook {} did not answer within {}", url_, config::format_duration(timeout_)));
     if (code != CURLE_OK)
       throw HookError(fmt::format("the hook {} failed: {}", url_, curl_easy_strerror(code)));
     long status = 0;
@@ -55,12 +58,12 @@ class HttpTransport : public HookTransport {
 
  private:
   std::string url_;
-  std::chrono::seconds timeout_;
+  std::chrono::milliseconds timeout_;
 };
 
 }  // namespace
 
-std::unique_ptr<HookTransport> http_transport(std::string url, std::chrono::seconds timeout) {
+std::unique_ptr<HookTransport> http_transport(std::string url, std::chrono::milliseconds timeout) {
   return std::make_unique<HttpTransport>(std::move(url), timeout);
 }
 

@@ -27,7 +27,8 @@ class HookTransport {
 
 // Runs argv (argv[0] searched in PATH) in its own process group, which is
 // killed (SIGKILL) when `timeout` runs out.
-std::unique_ptr<HookTransport> command_transport(std::vector<std::string> argv, std::chrono::seconds timeout);
-std::unique_ptr<HookTransport> http_transport(std::string url, std::chrono::seconds timeout);
+std::unique_ptr<HookTransport> command_transport(std::vector<std::string> argv,
+                                                 std::chrono::milliseconds timeout);
+std::unique_ptr<HookTransport> http_transport(std::string url, std::chrono::milliseconds timeout);
 
 }  // namespace opctl::kinds::hook

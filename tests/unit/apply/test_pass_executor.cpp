@@ -243,3 +243,24 @@ TEST_CASE("a CRD that becomes Established while the pass waits lets the pass go 
   CHECK(sleeps == 3);
   CHECK(f.action_of(report, "after") == Action::created);
 }
+
+TEST_CASE("--timeout 0 does not wait for health but still waits for a new CRD to be Established",
+          "[pass_executor]") {
+  // Given a pass with timeout 0 and a CRD that is Established after a few polls, we should wait for it
+  // (its custom resources need it) within the CRD's own limit and go on to the next object.
+  Fixture f;
+  f.server.establish_crds = false;
+  f.options.timeout = std::chrono::milliseconds(0);
+  int sleeps = 0;
+  f.clock.on_sleep = [&] {
+    if (++sleeps != 3) return;
+    Json crd = *f.server.get("apiextensions.k8s.io", "customresourcedefinitions", "", "gadgets.example.com");
+    crd["status"] = {{"conditions", Json::array({{{"type", "Established"}, {"status", "True"}}})}};
+    f.server.store(crd);
+  };
+  auto report = f.run({named("apiextensions.k8s.io/v1", "CustomResourceDefinition", "gadgets.example.com"),
+                       config_map("after")});
+  CHECK(report.result == PassResult::succeeded);
+  CHECK(sleeps == 3);
+  CHECK(f.action_of(report, "after") == Action::created);
+}

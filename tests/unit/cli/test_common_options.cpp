@@ -91,6 +91,38 @@ TEST_CASE("a pass timeout from opctl.yaml applies when --timeout is not given", 
   CHECK_THROWS_AS(cli::pass_timeout(options), opctl::InvalidInputError);
 }
 
+TEST_CASE("--timeout and --exec-timeout take sub-second values; only --timeout takes 0", "[common_options]") {
+  // Given kubectl's spellings, we should carry milliseconds; 0 is "check once" for --timeout and an
+  // error naming the flag for --exec-timeout (the plugin would be killed at once).
+  CLI::App app;
+  cli::CommonOptions options;
+  cli::add_source_flags(app, options);
+  cli::add_cluster_flags(app, options);
+  cli::add_pass_flags(app, options);
+  app.parse("--timeout 1.5s --exec-timeout 750ms --path manifests", false);
+  CHECK(cli::pass_timeout(options) == std::chrono::milliseconds(1500));
+  CHECK(cli::exec_timeout(options) == std::chrono::milliseconds(750));
+  options.timeout = "0";
+  CHECK(cli::pass_timeout(options) == std::chrono::milliseconds(0));
+  options.exec_timeout = "0s";
+  CHECK_THROWS_WITH(cli::exec_timeout(options),
+                    Catch::Contains("--exec-timeout: '0s': must be a duration above 0"));
+  options.timeout = "5";
+  CHECK_THROWS_WITH(cli::pass_timeout(options),
+                    Catch::Contains("--timeout: '5': must be a duration such as 500ms, 90s, 1m30s or 2h"));
+}
+
+TEST_CASE("a sub-second timeout from opctl.yaml reaches the pass unrounded", "[common_options]") {
+  // Given spec.timeout: 2.5s and no flag, we should time the pass at 2.5s, not 2s or 3s.
+  CLI::App app;
+  cli::CommonOptions options;
+  cli::add_source_flags(app, options);
+  cli::add_pass_flags(app, options);
+  app.parse("--path manifests", false);
+  cli::apply_found_config(options, found_config("  timeout: 2.5s\n"));
+  CHECK(cli::pass_timeout(options) == std::chrono::milliseconds(2500));
+}
+
 TEST_CASE("--qps is adaptive by default, fixed when a number is given, and opctl.yaml fills it in between",
           "[common_options][qps]") {
   // Given --qps or spec.qps or neither, we should hand the transport adaptive (nullopt), a fixed rate, or 0.

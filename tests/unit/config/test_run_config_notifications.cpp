@@ -46,7 +46,7 @@ TEST_CASE("notification entries are read with every field and where they start",
   CHECK(webhook.url == "https://hooks.example/opctl");
   CHECK(webhook.token_env == "OPCTL_WEBHOOK_TOKEN");
   CHECK(webhook.triggers == std::vector{NotificationTrigger::always});
-  CHECK(webhook.timeout.count() == 5);
+  CHECK(webhook.timeout == std::chrono::seconds(5));
   CHECK(webhook.retries == 0);
   CHECK(webhook.line == 5);
   const auto& slack = config.notifications[1];
@@ -54,7 +54,7 @@ TEST_CASE("notification entries are read with every field and where they start",
   CHECK(slack.channel == "#deploys");
   CHECK(slack.triggers == std::vector{NotificationTrigger::failure, NotificationTrigger::change});
   CHECK(slack.retries == 2);
-  CHECK(slack.timeout.count() == 10);
+  CHECK(slack.timeout == std::chrono::seconds(10));
   const auto& github = config.notifications[2];
   CHECK(github.api_url == "https://github.example/api/v3");
   CHECK(github.repository == "acme/ops");

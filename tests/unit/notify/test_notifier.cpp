@@ -25,7 +25,7 @@ namespace {
 class ScriptedPoster : public opctl::notify::HttpPoster {
  public:
   explicit ScriptedPoster(std::vector<HttpResponse> answers) : answers_(std::move(answers)) {}
-  HttpResponse post(const HttpRequest& request, std::chrono::seconds) override {
+  HttpResponse post(const HttpRequest& request, std::chrono::milliseconds) override {
     sent.push_back(request);
     return answers_[std::min(sent.size(), answers_.size()) - 1];
   }
