@@ -13,7 +13,8 @@ std::string webhook_signature(std::string_view key, std::string_view body) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(body.data()), body.size(), digest.data(), &length) == nullptr)
+           reinterpret_cast<const unsigned char*>(body.data()), body.size(), digest.data(),
+           &length) == nullptr)
     throw NotificationError("could not sign the body (HMAC-SHA256 failed)");
   static constexpr char k_hex[] = "0123456789abcdef";
   std::string signature = "sha256=";
