@@ -158,7 +158,11 @@ class SlowProxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            server = socket.create_connection(("127.0.0.1", self.target))
+            try:
+                server = socket.create_connection(("127.0.0.1", self.target))
+            except OSError:  # the git server stopped first (a test's teardown): the client sees its connection close
+                client.close()
+                continue
             threading.Thread(target=self._pipe, args=(client, server, None), daemon=True).start()
             threading.Thread(target=self._pipe, args=(server, client, self.rate), daemon=True).start()
 
