@@ -2,7 +2,6 @@
 becomes Available, a crash loop, a missing image and a failing Job each stop
 `--wait` at once with exit 5 naming why, and a later wave starts only after
 the earlier one is really Ready."""
-import json
 import os
 import subprocess
 import time
@@ -10,7 +9,7 @@ import uuid
 
 import pytest
 
-SHELL = "localhost/shell:1"
+from workloads import SHELL, shell_deployment
 
 
 @pytest.fixture
@@ -22,32 +21,11 @@ def config(name, namespace):
     return (f"apiVersion: opctl.io/v1alpha1\nkind: Config\nmetadata:\n  name: {name}\n  namespace: {namespace}\n")
 
 
-def deployment(name, namespace, command, image=SHELL, readiness=None, extra_metadata=""):
-    probe = ""
-    if readiness:
-        probe = f"        readinessProbe: {{exec: {{command: {json.dumps(readiness)}}}, periodSeconds: 1}}\n"
-    return f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  namespace: {namespace}
-{extra_metadata}spec:
-  replicas: 1
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: {image}
-        command: {json.dumps(command)}
-{probe}"""
 
 
 def test_wait_returns_when_the_deployment_is_available(cluster, namespace, manifests, setname):
     root = manifests({"opctl.yaml": config(setname, namespace),
-                      "d.yaml": deployment("ready", namespace, ["sleep", "3600"], readiness=["true"])})
+                      "d.yaml": shell_deployment("ready", namespace, ["sleep", "3600"], readiness=["true"])})
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "120s")
     assert result.returncode == 0, result.stderr + result.stdout
     status = cluster.get_json("deployment", "ready", "-n", namespace)["status"]
@@ -60,7 +38,7 @@ def test_a_crash_loop_fails_the_wait_at_once_naming_it(cluster, namespace, manif
     # With a readiness probe, as a service has: without one, Kubernetes itself counts a container that
     # has just started as available, crash loop or not, and so does every health check built on it.
     root = manifests({"opctl.yaml": config(setname, namespace),
-                      "d.yaml": deployment("crasher", namespace, ["sh", "-c", "echo starting; exit 1"],
+                      "d.yaml": shell_deployment("crasher", namespace, ["sh", "-c", "echo starting; exit 1"],
                                            readiness=["true"])})
     started = time.time()
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "5m")
@@ -75,7 +53,7 @@ def test_a_crash_loop_fails_the_wait_at_once_naming_it(cluster, namespace, manif
 
 def test_an_image_not_in_the_store_fails_the_wait_naming_the_pull_error(cluster, namespace, manifests, setname):
     root = manifests({"opctl.yaml": config(setname, namespace),
-                      "d.yaml": deployment("absent", namespace, ["true"], image="localhost/not-built:1")})
+                      "d.yaml": shell_deployment("absent", namespace, ["true"], image="localhost/not-built:1")})
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "5m")
     assert result.returncode == 5, result.stderr + result.stdout
     assert "ErrImagePull" in result.stderr or "ImagePullBackOff" in result.stderr, result.stderr
@@ -108,7 +86,7 @@ spec:
 
 def test_a_later_wave_starts_only_after_the_earlier_wave_is_really_ready(cluster, namespace, manifests, setname):
     # The readiness probe passes about three seconds after the container starts.
-    slow = deployment("slow", namespace, ["sh", "-c", "sleep 3; touch /tmp/ready; exec sleep 3600"],
+    slow = shell_deployment("slow", namespace, ["sh", "-c", "sleep 3; touch /tmp/ready; exec sleep 3600"],
                       readiness=["test", "-f", "/tmp/ready"])
     after = (f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: after-slow\n  namespace: {namespace}\n"
              "  annotations:\n    opctl.io/wave: \"1\"\ndata:\n  k: v\n")

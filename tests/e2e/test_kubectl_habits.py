@@ -5,6 +5,8 @@ holds is read back with kubectl."""
 import json
 import uuid
 
+from workloads import shell_deployment
+
 
 def setname():
     return "h" + uuid.uuid4().hex[:8]
@@ -121,25 +123,6 @@ def test_reconcile_refuses_a_selector_and_applies_nothing(cluster, namespace, ma
     assert not cluster.exists("configmap", "web", "-n", namespace)
 
 
-def never_ready(name, namespace):
-    return f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  namespace: {namespace}
-spec:
-  replicas: 1
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: localhost/shell:1
-        command: ["sleep", "3600"]
-        readinessProbe: {{exec: {{command: ["false"]}}, periodSeconds: 1}}
-"""
 
 
 def test_wait_timeout_0_checks_health_once_and_does_not_wait(cluster, namespace, manifests):
@@ -151,7 +134,7 @@ def test_wait_timeout_0_checks_health_once_and_does_not_wait(cluster, namespace,
 
     # A Deployment that is not yet healthy ends the pass at once with exit 5; the later wave is not applied.
     late = configmap("late", namespace, "web").replace("  labels:", "  annotations:\n    opctl.io/wave: \"1\"\n  labels:")
-    (root / "web.yaml").write_text(never_ready("web", namespace))
+    (root / "web.yaml").write_text(shell_deployment("web", namespace, ["sleep", "3600"], readiness=["false"]))
     (root / "late.yaml").write_text(late)
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "0", timeout=120)
     assert result.returncode == 5, result.stdout + result.stderr

@@ -15,8 +15,7 @@ import pytest
 
 from git_servers import HttpGitServer, Upstream
 from terminal import run_on_terminal
-
-SHELL = "localhost/shell:1"
+from workloads import shell_deployment
 
 
 @pytest.fixture
@@ -35,24 +34,8 @@ def configmap(name, namespace, extra_metadata=""):
 
 def slow_deployment(name, namespace, ready_after=12):
     """A Deployment whose one Pod runs on the test node and turns Ready only after `ready_after` seconds."""
-    return f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  namespace: {namespace}
-spec:
-  replicas: 1
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: {SHELL}
-        command: ["sh", "-c", "sleep {ready_after}; touch /tmp/ready; sleep 3600"]
-        readinessProbe: {{exec: {{command: ["test", "-f", "/tmp/ready"]}}, periodSeconds: 1}}
-"""
+    return shell_deployment(name, namespace, ["sh", "-c", f"sleep {ready_after}; touch /tmp/ready; sleep 3600"],
+                            readiness=["test", "-f", "/tmp/ready"])
 
 
 def plain_env():

@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 
-SHELL = "localhost/shell:1"
+from workloads import shell_deployment
 
 
 @pytest.fixture
@@ -22,25 +22,6 @@ def configmap(name, namespace, wave=None):
     return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\n  namespace: {namespace}\n{annotations}data:\n  k: v\n"
 
 
-def deployment(name, namespace):
-    return f"""apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  namespace: {namespace}
-spec:
-  replicas: 2
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      terminationGracePeriodSeconds: 1
-      containers:
-      - name: main
-        image: {SHELL}
-        command: ["sleep", "3600"]
-        readinessProbe: {{exec: {{command: ["true"]}}, periodSeconds: 1}}
-"""
 
 
 def tree_json(cluster, root):
@@ -56,7 +37,7 @@ def find(objects, kind, name):
 
 
 def test_the_tree_shows_waves_health_and_what_each_member_owns(cluster, namespace, manifests, setname):
-    files = {"opctl.yaml": config(setname, namespace), "web.yaml": deployment("web", namespace),
+    files = {"opctl.yaml": config(setname, namespace), "web.yaml": shell_deployment("web", namespace, ["sleep", "3600"], readiness=["true"], replicas=2),
              "settings.yaml": configmap("settings", namespace), "late.yaml": configmap("late", namespace, wave=5)}
     root = manifests(files)
     result = cluster.reconcile("--path", str(root), "--wait", "--timeout", "120s")
