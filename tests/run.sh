@@ -49,7 +49,11 @@ trap 'kill -- "-$background" 2>/dev/null || true' EXIT
 
 echo "== unit tests under ASan + UBSan"
 # -g1: line tables are all a sanitizer's stack trace needs, and full debug information was a fifth of the compile.
+# A unity build (16 sources per compile): nlohmann/json's, fmt's and Catch2's templates are instantiated once per
+# batch instead of once per file, which made a cold compile of 19 of the Cluster's sources 3.8 times faster. The
+# optimised build below stays one file per compile, so a file that does not include what it uses still fails CI.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DOPCTL_SANITIZE=ON \
+  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 \
   -DOPCTL_WERROR=ON ${compiler_launcher[@]+"${compiler_launcher[@]}"} >/dev/null
 cmake --build build-asan -j 2 --target opctl_tests
 ctest --test-dir build-asan --output-on-failure

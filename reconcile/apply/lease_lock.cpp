@@ -15,7 +15,7 @@
 namespace opctl::apply {
 
 using model::Json;
-using SystemClock = std::chrono::system_clock;
+using WallClock = std::chrono::system_clock;
 
 std::string default_lease_holder() {
   const char* host = std::getenv("HOSTNAME");
@@ -27,8 +27,8 @@ std::string default_lease_holder() {
   return fmt::format("{}/{}", name.empty() ? "unknown" : name, getpid());
 }
 
-std::string format_micro_time(SystemClock::time_point time) {
-  auto seconds = SystemClock::to_time_t(time);
+std::string format_micro_time(WallClock::time_point time) {
+  auto seconds = WallClock::to_time_t(time);
   auto micros =
       std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count() % 1000000;
   std::tm parts{};
@@ -38,12 +38,12 @@ std::string format_micro_time(SystemClock::time_point time) {
   return fmt::format("{}.{:06d}Z", buffer, micros);
 }
 
-std::optional<SystemClock::time_point> parse_micro_time(const std::string& text) {
+std::optional<WallClock::time_point> parse_micro_time(const std::string& text) {
   std::tm parts{};
   std::istringstream in(text);
   in >> std::get_time(&parts, "%Y-%m-%dT%H:%M:%S");
   if (in.fail()) return std::nullopt;
-  auto time = SystemClock::from_time_t(timegm(&parts));
+  auto time = WallClock::from_time_t(timegm(&parts));
   if (in.peek() == '.') {
     in.get();
     std::string digits;

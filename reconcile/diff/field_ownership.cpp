@@ -151,6 +151,13 @@ bool match_string_data(Json& desired, Json& owned, const Json& live) {
 
 }  // namespace
 
+bool owns_children(const Json& owned) {
+  if (!owned.is_object()) return false;
+  for (const auto& [name, child] : owned.items())
+    if (name != ".") return true;
+  return false;
+}
+
 bool entry_names(const std::string& entry, const Json& element) {
   if (!entry.starts_with("k:") && !entry.starts_with("v:")) return false;
   Json parsed = Json::parse(entry.substr(2), nullptr, false);

@@ -24,6 +24,10 @@ std::optional<model::Json> applied_fields(const model::Json& live, const std::st
 // associative list element) or "v:..." (a set member), names `element`.
 bool entry_names(const std::string& entry, const model::Json& element);
 
+// True when a FieldsV1 node owns something below itself: an entry other than
+// "." (which marks the node itself as owned).
+bool owns_children(const model::Json& owned);
+
 // The value the server gives a list-map key field of a built-in kind when an
 // element leaves it out ("protocol" -> "TCP"), if there is one.
 std::optional<std::string> known_key_default(const std::string& field);

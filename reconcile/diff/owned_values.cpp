@@ -7,13 +7,6 @@ namespace {
 
 using model::Json;
 
-bool has_children(const Json& owned) {
-  if (!owned.is_object()) return false;
-  for (const auto& [name, child] : owned.items())
-    if (name != ".") return true;
-  return false;
-}
-
 // The k: or v: entry of `owned` that names `element`, or "".
 std::string entry_for(const Json& element, const Json& owned) {
   for (const auto& [name, child] : owned.items())
@@ -43,7 +36,7 @@ Json owned_list(const Json& list, const Json& owned) {
 }  // namespace
 
 Json owned_values(const Json& value, const Json& owned) {
-  if (!has_children(owned)) return value;
+  if (!owns_children(owned)) return value;
   if (value.is_array()) return owned_list(value, owned);
   if (!value.is_object()) return value;
   Json out = Json::object();

@@ -14,13 +14,6 @@ using model::Json;
 constexpr const char* k_kept_metadata[] = {"name",       "namespace", "uid",         "resourceVersion",
                                            "generation", "labels",    "annotations", "deletionTimestamp"};
 
-bool has_children(const Json& owned) {
-  if (!owned.is_object()) return false;
-  for (const auto& [name, child] : owned.items())
-    if (name != ".") return true;
-  return false;
-}
-
 std::vector<std::string> entries_naming(const Json& element, const Json& owned) {
   std::vector<std::string> names;
   for (const auto& [name, child] : owned.items())
@@ -54,7 +47,7 @@ Json owned_elements(const Json& list, const Json& owned) {
 
 // A leaf of the FieldsV1 tree (a scalar, an atomic list or struct) is kept whole.
 Json owned_subtree(const Json& value, const Json& owned) {
-  if (!has_children(owned)) return value;
+  if (!owns_children(owned)) return value;
   if (value.is_array()) return owned_elements(value, owned);
   if (!value.is_object()) return value;
   Json out = Json::object();
@@ -133,7 +126,7 @@ Json trim_live(const Json& live, const TrimOptions& options) {
   if (!live.is_object()) return live;
   auto owned = applied_fields(live, options.manager);
   // An entry that owns nothing (an object applied with its name alone) has nothing to keep.
-  Json out = owned && has_children(*owned) ? owned_subtree(live, *owned) : Json::object();
+  Json out = owned && owns_children(*owned) ? owned_subtree(live, *owned) : Json::object();
   for (const char* field : {"apiVersion", "kind"})
     if (auto found = live.find(field); found != live.end()) out[field] = *found;
   keep_metadata(live, options.manager, out);

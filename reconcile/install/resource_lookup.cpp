@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "model/ascii_case.hpp"
 #include "plan/kind_scopes.hpp"
 
 namespace opctl::install {
@@ -28,9 +29,7 @@ std::optional<std::pair<plan::GroupKind, ResourceRef>> crd_resource(const Json& 
 }  // namespace
 
 std::string plural_of(const std::string& kind) {
-  std::string lower;
-  for (char letter : kind)
-    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(letter)));
+  std::string lower = model::ascii_lower(kind);
   if (lower.empty() || lower == "endpoints") return lower;
   if (lower.ends_with("s") || lower.ends_with("x") || lower.ends_with("ch") || lower.ends_with("sh"))
     return lower + "es";

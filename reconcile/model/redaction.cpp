@@ -3,16 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "model/ascii_case.hpp"
+
 namespace opctl::model {
-namespace {
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
-}  // namespace
 
 std::string redact_credentials(std::string_view text, const std::vector<std::string>& secrets) {
   std::string out;
@@ -32,7 +25,7 @@ std::string redact_credentials(std::string_view text, const std::vector<std::str
     position = authority_start;
     auto at = authority.rfind('@');
     if (at == std::string_view::npos) continue;
-    std::string scheme = lower(text.substr(scheme_start, separator - scheme_start));
+    std::string scheme = ascii_lower(text.substr(scheme_start, separator - scheme_start));
     std::string_view userinfo = authority.substr(0, at);
     if (scheme != "http" && scheme != "https") {
       auto colon = userinfo.find(':');

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <sstream>
 
+#include "model/ascii_case.hpp"
 #include "model/base64.hpp"
 #include "source/git_digest.hpp"
 
@@ -25,12 +26,6 @@ std::vector<std::string> split_commas(const std::string& text) {
   for (std::string part; std::getline(stream, part, ',');)
     if (!part.empty()) parts.push_back(part);
   return parts;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 // OpenSSH's match_pattern: '*' any run, '?' any one character.
@@ -57,7 +52,7 @@ bool hashed_match(std::string_view pattern, const std::string& name) {
 
 bool pattern_matches(std::string_view pattern, const std::string& name) {
   if (pattern.starts_with('|')) return hashed_match(pattern, name);
-  return wildcard_match(lower(pattern), name);
+  return wildcard_match(model::ascii_lower(pattern), name);
 }
 
 }  // namespace
@@ -91,7 +86,7 @@ std::vector<KnownHost> parse_known_hosts(std::string_view text) {
 }
 
 std::string known_hosts_name(std::string_view host, int port) {
-  std::string name = lower(host);
+  std::string name = model::ascii_lower(host);
   return port == 22 || port <= 0 ? name : "[" + name + "]:" + std::to_string(port);
 }
 

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <filesystem>
 
+#include "model/ascii_case.hpp"
 #include "model/error.hpp"
 
 namespace opctl::source {
@@ -28,12 +29,6 @@ std::string percent_decode(std::string_view text) {
       out.push_back(text[i]);
     }
   }
-  return out;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -75,7 +70,7 @@ std::string host_and_port(const GitUrl& url) {
 
 GitUrl parse_scheme_url(std::string_view repo, std::string_view scheme, std::string_view rest) {
   GitUrl url;
-  std::string name = lower(scheme);
+  std::string name = model::ascii_lower(scheme);
   if (name == "https")
     url.transport = GitTransport::https;
   else if (name == "http")

@@ -16,7 +16,7 @@ namespace opctl::source {
 
 namespace {
 
-constexpr std::chrono::seconds k_timeout{30};
+constexpr std::chrono::seconds k_gpg_timeout{30};  // gpg verifying one signature
 
 // "[GNUPG:] KEYWORD arg..." lines by keyword, each as its words after the keyword.
 std::multimap<std::string, std::vector<std::string>> status_lines(const std::string& status) {
@@ -108,7 +108,7 @@ SignatureVerdict verify_openpgp_signature(const SignedPayload& signed_payload,
   std::error_code error;
   std::string keyring = std::filesystem::absolute(keyring_file, error).string();
   process::ProcessOptions options;
-  options.timeout = k_timeout;
+  options.timeout = k_gpg_timeout;
   options.input = signed_payload.payload;
   // A private, empty home: no user's ~/.gnupg, no trustedkeys.kbx, only the keyring given.
   auto result = process::run_process({"gpgv", "--homedir", signed_payload.scratch_dir, "--status-fd", "1",

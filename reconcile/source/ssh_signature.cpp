@@ -14,12 +14,12 @@ namespace opctl::source {
 namespace {
 
 constexpr const char* k_namespace = "git";  // what `git commit -S` signs with gpg.format=ssh
-constexpr std::chrono::seconds k_timeout{30};
+constexpr std::chrono::seconds k_ssh_keygen_timeout{30};
 
 process::ProcessResult ssh_keygen(std::vector<std::string> arguments, const std::string& input) {
   arguments.insert(arguments.begin(), "ssh-keygen");
   process::ProcessOptions options;
-  options.timeout = k_timeout;
+  options.timeout = k_ssh_keygen_timeout;
   options.input = input;
   auto result = process::run_process(arguments, options);
   if (result.exec_error != 0)

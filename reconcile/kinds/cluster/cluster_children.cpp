@@ -27,10 +27,6 @@ Json applied_spec(const Json& live) {
   return live.value("spec", Json::object());
 }
 
-Json env_value(const char* name, const std::string& value) {
-  return {{"name", name}, {"value", value}};
-}
-
 Json env_field(const char* name, const char* field_path) {
   return {{"name", name}, {"valueFrom", {{"fieldRef", {{"fieldPath", field_path}}}}}};
 }
@@ -116,6 +112,10 @@ Json pod_security_context(const ClusterSpec& spec) {
           {"fsGroup", spec.postgres_gid},
           {"fsGroupChangePolicy", "OnRootMismatch"},
           {"runAsNonRoot", spec.postgres_uid != 0}};
+}
+
+Json env_value(const char* name, const std::string& value) {
+  return {{"name", name}, {"value", value}};
 }
 
 Json pvc_volume(const std::string& volume, const std::string& claim, bool read_only) {

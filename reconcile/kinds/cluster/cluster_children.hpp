@@ -67,5 +67,7 @@ model::Json child_metadata(const ClusterSpec& spec, const std::string& name);
 // securityContext shared by instance Pods and Jobs: PostgreSQL's uid and gid.
 model::Json pod_security_context(const ClusterSpec& spec);
 model::Json pvc_volume(const std::string& volume, const std::string& claim, bool read_only = false);
+// A container's environment entry with a literal value.
+model::Json env_value(const char* name, const std::string& value);
 
 }  // namespace opctl::kinds::cluster

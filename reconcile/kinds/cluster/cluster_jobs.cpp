@@ -210,10 +210,6 @@ mv "$partial" "$dest"
 echo "final backup written to $dest"
 )sh";
 
-Json env_value(const char* name, const std::string& value) {
-  return {{"name", name}, {"value", value}};
-}
-
 Json job(const ClusterSpec& spec, const std::string& name, const char* purpose, Json pod_spec) {
   Json metadata = child_metadata(spec, name);
   metadata["labels"][k_job_label] = purpose;

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "model/ascii_case.hpp"
+
 namespace opctl::kinds::cron {
 namespace {
 
@@ -49,8 +51,7 @@ std::vector<std::string> fields_of(const std::string& expression) {
 }
 
 int value_of(const std::string& text, const FieldSpec& spec) {
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string lower = model::ascii_lower(text);
   for (std::size_t i = 0; i < spec.names.size(); ++i)
     if (lower == spec.names[i]) return spec.low + static_cast<int>(i);
   if (text.empty() ||
@@ -173,8 +174,7 @@ std::string expand_descriptor(const std::string& expression, std::optional<std::
     interval = std::chrono::seconds(std::max(whole, 1LL));
     return "";
   }
-  std::string lower = expression;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::string lower = model::ascii_lower(expression);
   while (!lower.empty() && std::isspace(static_cast<unsigned char>(lower.back())))
     lower.pop_back();
   if (k_macros.contains(lower) || lower.starts_with("@every"))

@@ -13,7 +13,7 @@ namespace {
 
 using namespace std::chrono;
 
-[[noreturn]] void fail(const std::string& message) {
+[[noreturn]] void refuse_zone(const std::string& message) {
   throw Error(ErrorCategory::invalid_input, message);
 }
 
@@ -22,7 +22,7 @@ class Reader {
  public:
   Reader(const std::string& data, const std::string& name) : data_(data), name_(name) {}
   long long integer(std::size_t bytes) {
-    if (at_ + bytes > data_.size()) fail(fmt::format("time zone \"{}\": truncated TZif data", name_));
+    if (at_ + bytes > data_.size()) refuse_zone(fmt::format("time zone \"{}\": truncated TZif data", name_));
     unsigned long long value = 0;
     for (std::size_t i = 0; i < bytes; ++i)
       value = (value << 8) | static_cast<unsigned char>(data_[at_++]);
@@ -31,7 +31,7 @@ class Reader {
     return static_cast<long long>(value);
   }
   void skip(std::size_t bytes) {
-    if (at_ + bytes > data_.size()) fail(fmt::format("time zone \"{}\": truncated TZif data", name_));
+    if (at_ + bytes > data_.size()) refuse_zone(fmt::format("time zone \"{}\": truncated TZif data", name_));
     at_ += bytes;
   }
   std::size_t position() const { return at_; }
@@ -49,7 +49,8 @@ struct Header {
 
 Header read_header(Reader& reader, const std::string& data, const std::string& name) {
   std::size_t start = reader.position();
-  if (data.compare(start, 4, "TZif") != 0) fail(fmt::format("time zone \"{}\" is not a TZif file", name));
+  if (data.compare(start, 4, "TZif") != 0)
+    refuse_zone(fmt::format("time zone \"{}\" is not a TZif file", name));
   Header header;
   reader.skip(4);
   header.version = static_cast<char>(reader.integer(1));
@@ -61,7 +62,7 @@ Header read_header(Reader& reader, const std::string& data, const std::string& n
   header.typecnt = reader.integer(4);
   header.charcnt = reader.integer(4);
   if (header.typecnt < 1 || header.timecnt < 0 || header.charcnt < 0 || header.leapcnt < 0)
-    fail(fmt::format("time zone \"{}\": malformed TZif header", name));
+    refuse_zone(fmt::format("time zone \"{}\": malformed TZif header", name));
   return header;
 }
 
@@ -78,7 +79,7 @@ long parse_clock(const std::string& text, std::size_t& at) {
     std::size_t start = at;
     while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0)
       ++at;
-    if (at == start || at - start > 3) fail("malformed time in POSIX TZ rule \"" + text + "\"");
+    if (at == start || at - start > 3) refuse_zone("malformed time in POSIX TZ rule \"" + text + "\"");
     parts[part] = std::stol(text.substr(start, at - start));
   }
   return sign * (parts[0] * 3600 + parts[1] * 60 + parts[2]);
@@ -88,13 +89,13 @@ std::string parse_abbreviation(const std::string& text, std::size_t& at) {
   std::size_t start = at;
   if (at < text.size() && text[at] == '<') {
     auto close = text.find('>', at);
-    if (close == std::string::npos) fail("unterminated <name> in POSIX TZ rule \"" + text + "\"");
+    if (close == std::string::npos) refuse_zone("unterminated <name> in POSIX TZ rule \"" + text + "\"");
     at = close + 1;
     return text.substr(start + 1, close - start - 1);
   }
   while (at < text.size() && std::isalpha(static_cast<unsigned char>(text[at])) != 0)
     ++at;
-  if (at - start < 3) fail("malformed zone name in POSIX TZ rule \"" + text + "\"");
+  if (at - start < 3) refuse_zone("malformed zone name in POSIX TZ rule \"" + text + "\"");
   return text.substr(start, at - start);
 }
 
@@ -104,19 +105,21 @@ PosixRule::Date parse_date(const std::string& text, std::size_t& at) {
     std::size_t start = at;
     while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) != 0)
       ++at;
-    if (at == start) fail("malformed date in POSIX TZ rule \"" + text + "\"");
+    if (at == start) refuse_zone("malformed date in POSIX TZ rule \"" + text + "\"");
     return std::stoi(text.substr(start, at - start));
   };
   if (at < text.size() && text[at] == 'M') {
     ++at;
     date.kind = PosixRule::Date::Kind::month_week_day;
     date.month = number();
-    if (at >= text.size() || text[at++] != '.') fail("malformed Mm.w.d in POSIX TZ rule \"" + text + "\"");
+    if (at >= text.size() || text[at++] != '.')
+      refuse_zone("malformed Mm.w.d in POSIX TZ rule \"" + text + "\"");
     date.week = number();
-    if (at >= text.size() || text[at++] != '.') fail("malformed Mm.w.d in POSIX TZ rule \"" + text + "\"");
+    if (at >= text.size() || text[at++] != '.')
+      refuse_zone("malformed Mm.w.d in POSIX TZ rule \"" + text + "\"");
     date.day = number();
     if (date.month < 1 || date.month > 12 || date.week < 1 || date.week > 5 || date.day > 6)
-      fail("out-of-range Mm.w.d in POSIX TZ rule \"" + text + "\"");
+      refuse_zone("out-of-range Mm.w.d in POSIX TZ rule \"" + text + "\"");
   } else if (at < text.size() && text[at] == 'J') {
     ++at;
     date.kind = PosixRule::Date::Kind::julian_no_leap;
@@ -176,11 +179,11 @@ PosixRule PosixRule::parse(const std::string& text) {
     rule.end_ = {Date::Kind::month_week_day, 0, 1, 11, 7200};
     return rule;
   }
-  if (text[at++] != ',') fail("malformed POSIX TZ rule \"" + text + "\"");
+  if (text[at++] != ',') refuse_zone("malformed POSIX TZ rule \"" + text + "\"");
   rule.start_ = parse_date(text, at);
-  if (at >= text.size() || text[at++] != ',') fail("malformed POSIX TZ rule \"" + text + "\"");
+  if (at >= text.size() || text[at++] != ',') refuse_zone("malformed POSIX TZ rule \"" + text + "\"");
   rule.end_ = parse_date(text, at);
-  if (at != text.size()) fail("trailing text in POSIX TZ rule \"" + text + "\"");
+  if (at != text.size()) refuse_zone("trailing text in POSIX TZ rule \"" + text + "\"");
   return rule;
 }
 
@@ -207,11 +210,11 @@ TimeZone TimeZone::load(const std::string& name) {
                 return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '/' || c == '_' || c == '-' ||
                        c == '+';
               });
-  if (!safe) fail(fmt::format("\"{}\" is not a time zone name such as Europe/Berlin", name));
+  if (!safe) refuse_zone(fmt::format("\"{}\" is not a time zone name such as Europe/Berlin", name));
   const char* dir = std::getenv("TZDIR");
   std::string path = std::string(dir != nullptr && dir[0] != '\0' ? dir : "/usr/share/zoneinfo") + "/" + name;
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail(fmt::format("unknown time zone \"{}\" (not in the tz database at {})", name, path));
+  if (!in) refuse_zone(fmt::format("unknown time zone \"{}\" (not in the tz database at {})", name, path));
   std::ostringstream data;
   data << in.rdbuf();
   return from_tzif(name, data.str());
@@ -245,7 +248,7 @@ TimeZone TimeZone::from_tzif(const std::string& name, const std::string& data) {
                                        header.isutcnt));
   for (std::size_t i = 0; i < times.size(); ++i) {
     if (indices[i] < 0 || indices[i] >= header.typecnt)
-      fail(fmt::format("time zone \"{}\": bad type index", name));
+      refuse_zone(fmt::format("time zone \"{}\": bad type index", name));
     zone.transitions_.push_back(times[i]);
     zone.offsets_.push_back(type_offsets[static_cast<std::size_t>(indices[i])]);
   }

@@ -31,7 +31,7 @@ ResourceInfo resource(const std::string& group, const std::string& kind, const s
   return info;
 }
 
-WaitTarget claim(const std::string& name, const std::string& namespace_name = "shop") {
+WaitTarget claim_target(const std::string& name, const std::string& namespace_name = "shop") {
   return {{"", "PersistentVolumeClaim", namespace_name, name},
           resource("", "PersistentVolumeClaim", "persistentvolumeclaims")};
 }
@@ -94,7 +94,7 @@ TEST_CASE("a wait ends healthy on the poll that sees every object healthy, havin
     if (f.clock.slept() == 1000ms)
       f.now_answers(k_claims_list, 200, list_of({claim_body("a", "Bound"), claim_body("b", "Bound")}));
   };
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options());
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, f.options());
   CHECK(result.outcome == WaitResult::Outcome::healthy);
   CHECK(result.unhealthy.empty());
   CHECK(f.polls == 3);
@@ -115,8 +115,9 @@ TEST_CASE("a poll sends one LIST per resource and namespace of several objects a
   f.server.answer("/api/v1/namespaces/shop/services/front", 200,
                   Json{{"apiVersion", "v1"}, {"kind", "Service"}, {"metadata", {{"name", "front"}}}}.dump());
   WaitTarget service{{"", "Service", "shop", "front"}, resource("", "Service", "services")};
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b"), claim("c"), claim("d", "web"), service},
-                                   f.options());
+  auto result = wait_until_healthy(
+      f.client, {claim_target("a"), claim_target("b"), claim_target("c"), claim_target("d", "web"), service},
+      f.options());
   CHECK(result.outcome == WaitResult::Outcome::healthy);
   auto paths = f.paths_from(0);
   std::sort(paths.begin(), paths.end());
@@ -130,7 +131,7 @@ TEST_CASE("a group down to one awaited object reads it by GET on the next poll",
   Fixture f;
   f.server.answer(k_claims_list, 200, list_of({claim_body("a", "Bound"), claim_body("b", "Pending")}));
   f.server.answer(k_claims + "/b", 200, claim_body("b", "Bound").dump());
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options());
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, f.options());
   CHECK(result.outcome == WaitResult::Outcome::healthy);
   CHECK(f.paths_from(0) == std::vector<std::string>{k_claims_list, k_claims + "/b"});
 }
@@ -144,7 +145,7 @@ TEST_CASE("a forbidden LIST falls back to GETs, on this poll and the next ones",
     f.server.answer(k_claims + "/" + name, 200, claim_body(name, "Pending").dump());
     f.server.answer(k_claims + "/" + name, 200, claim_body(name, "Bound").dump());
   }
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options());
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, f.options());
   CHECK(result.outcome == WaitResult::Outcome::healthy);
   CHECK(f.paths_from(0) == std::vector<std::string>{k_claims_list, k_claims + "/a", k_claims + "/b",
                                                     k_claims + "/a", k_claims + "/b"});
@@ -159,7 +160,7 @@ TEST_CASE("a LIST that brings mostly other objects switches its group to GETs", 
   f.server.answer(k_claims_list, 200, list_of(listed));
   f.server.answer(k_claims + "/a", 200, claim_body("a", "Bound").dump());
   f.server.answer(k_claims + "/b", 200, claim_body("b", "Bound").dump());
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options());
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, f.options());
   CHECK(result.outcome == WaitResult::Outcome::healthy);
   CHECK(f.paths_from(0) == std::vector<std::string>{k_claims_list, k_claims + "/a", k_claims + "/b"});
 }
@@ -170,7 +171,7 @@ TEST_CASE("an object missing from the LIST is progressing with the server's not-
   // would.
   Fixture f;
   f.server.answer(k_claims_list, 200, list_of({claim_body("a", "Pending")}));
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options(1s));
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, f.options(1s));
   CHECK(result.outcome == WaitResult::Outcome::timed_out);
   REQUIRE(result.unhealthy.size() == 2);
   CHECK(result.unhealthy[1].first.name == "b");
@@ -192,7 +193,7 @@ TEST_CASE("a LIST that fails otherwise leaves its objects progressing with the e
       for (const auto& [key, health] : unhealthy)
         first_messages.push_back(health.message);
   };
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, options);
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, options);
   CHECK(result.outcome == WaitResult::Outcome::healthy);
   REQUIRE(first_messages.size() == 2);
   CHECK_THAT(first_messages[0], Catch::Contains("etcd leader changed"));
@@ -203,7 +204,7 @@ TEST_CASE("a failed object ends the wait at once, without sleeping (fail fast)",
   // Given a claim that lost its volume next to one still pending, we should stop on the first poll.
   Fixture f;
   f.server.answer(k_claims_list, 200, list_of({claim_body("a", "Lost"), claim_body("b", "Pending")}));
-  auto result = wait_until_healthy(f.client, {claim("a"), claim("b")}, f.options());
+  auto result = wait_until_healthy(f.client, {claim_target("a"), claim_target("b")}, f.options());
   CHECK(result.outcome == WaitResult::Outcome::failed);
   REQUIRE(result.unhealthy.size() == 2);
   CHECK(result.unhealthy[0].second.state == HealthState::failed);
@@ -217,7 +218,7 @@ TEST_CASE("a wait that runs into its deadline times out, having polled until the
   // Given a 2 s deadline and 500 ms between polls, we should poll at 0, 0.5, 1 and 1.5 s and then give up.
   Fixture f;
   f.server.answer(k_claims + "/a", 200, claim_body("a", "Pending").dump());
-  auto result = wait_until_healthy(f.client, {claim("a")}, f.options(2s));
+  auto result = wait_until_healthy(f.client, {claim_target("a")}, f.options(2s));
   CHECK(result.outcome == WaitResult::Outcome::timed_out);
   CHECK(f.polls == 4);
   CHECK(f.clock.slept() == 1500ms);
@@ -231,7 +232,7 @@ TEST_CASE("a wait asked to stop ends as stopped after the poll in progress", "[h
   f.server.answer(k_claims + "/a", 200, claim_body("a", "Pending").dump());
   auto options = f.options();
   options.stop_requested = [&] { return f.polls == 2; };
-  auto result = wait_until_healthy(f.client, {claim("a")}, options);
+  auto result = wait_until_healthy(f.client, {claim_target("a")}, options);
   CHECK(result.outcome == WaitResult::Outcome::stopped);
   CHECK(f.polls == 2);
   CHECK(f.clock.slept() == 500ms);

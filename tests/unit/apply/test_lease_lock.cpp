@@ -28,9 +28,9 @@ struct FakeTime {
 };
 
 // The lock owns its clock; the test keeps the time it reads.
-class FakeClock : public opctl::Clock {
+class LeaseClock : public opctl::Clock {
  public:
-  explicit FakeClock(const FakeTime& time) : time_(time) {}
+  explicit LeaseClock(const FakeTime& time) : time_(time) {}
   std::chrono::steady_clock::time_point steady_now() const override { return time_.steady; }
   std::chrono::system_clock::time_point wall_now() const override { return time_.wall; }
   void sleep_for(std::chrono::milliseconds) const override {}  // the lock never sleeps on it
@@ -95,15 +95,15 @@ class FakeLeaseServer : public opctl::kube::HttpTransport {
   LeaseStore& store_;
 };
 
-struct Fixture {
+struct LeaseFixture {
   LeaseStore store;
   FakeTime time;
   std::unique_ptr<LeaseLock> lock;
 
-  Fixture() {
+  LeaseFixture() {
     LeaseSettings settings{"opctl-web", "ops", "run-a/1", 30s, false};
     lock = LeaseLock::acquire(std::make_unique<FakeLeaseServer>(store), settings,
-                              std::make_unique<FakeClock>(time));
+                              std::make_unique<LeaseClock>(time));
   }
 };
 
@@ -111,7 +111,7 @@ struct Fixture {
 
 TEST_CASE("a lease younger than a third of its duration is not renewed before a write", "[lease_lock]") {
   // Given a lease just taken, we should write without another request.
-  Fixture f;
+  LeaseFixture f;
   f.time.advance(9s);
   f.lock->ensure_held();
   CHECK(f.store.puts == 0);
@@ -119,7 +119,7 @@ TEST_CASE("a lease younger than a third of its duration is not renewed before a 
 
 TEST_CASE("the lease is renewed before a write once a third of its duration has passed", "[lease_lock]") {
   // Given a lease taken 11s ago (duration 30s), we should renew it, with its resourceVersion.
-  Fixture f;
+  LeaseFixture f;
   f.time.advance(11s);
   f.lock->ensure_held();
   CHECK(f.store.puts == 1);
@@ -129,7 +129,7 @@ TEST_CASE("the lease is renewed before a write once a third of its duration has 
 
 TEST_CASE("a run whose expired lease another run took stops writing, naming the holder", "[lease_lock]") {
   // Given run A stopped past its lease and run B took it, A's next write should be refused for good.
-  Fixture f;
+  LeaseFixture f;
   f.time.advance(45s);
   f.store.taken_by("run-b/2");
   REQUIRE_THROWS_WITH(f.lock->ensure_held(),
@@ -142,7 +142,7 @@ TEST_CASE("a run whose expired lease another run took stops writing, naming the 
 TEST_CASE("a lease taken over before it expired is lost too", "[lease_lock]") {
   // Given someone else wrote the Lease (a conflict on renewal), we should stop although our clock says it is
   // valid.
-  Fixture f;
+  LeaseFixture f;
   f.store.taken_by("run-b/2");
   f.time.advance(11s);
   CHECK_THROWS_AS(f.lock->ensure_held(), LeaseLostError);
@@ -150,7 +150,7 @@ TEST_CASE("a lease taken over before it expired is lost too", "[lease_lock]") {
 
 TEST_CASE("failed renewals are tolerated until the lease expires by the run's own clock", "[lease_lock]") {
   // Given the apiserver refuses every renewal, we should keep writing while the lease is valid, then stop.
-  Fixture f;
+  LeaseFixture f;
   f.store.fail_puts_with = 503;
   f.time.advance(20s);
   CHECK_NOTHROW(f.lock->ensure_held());
@@ -161,11 +161,11 @@ TEST_CASE("failed renewals are tolerated until the lease expires by the run's ow
 
 TEST_CASE("a released lease names no holder, and a lost one is not released", "[lease_lock]") {
   // Given a held lease, releasing it should clear the holder; given a lost one, the new holder should stay.
-  Fixture held;
+  LeaseFixture held;
   held.lock.reset();
   CHECK((*held.store.lease)["spec"]["holderIdentity"] == "");
 
-  Fixture lost;
+  LeaseFixture lost;
   lost.store.taken_by("run-b/2");
   lost.time.advance(11s);
   CHECK_THROWS_AS(lost.lock->ensure_held(), LeaseLostError);
@@ -191,7 +191,7 @@ TEST_CASE("a renewal that landed but whose answer was lost is not mistaken for a
           "[lease_lock]") {
   // Given our PUT was stored and its retry met a Conflict, reading the Lease back should show it is still
   // ours.
-  Fixture f;
+  LeaseFixture f;
   f.store.lose_next_answer = true;
   f.time.advance(11s);
   CHECK_NOTHROW(f.lock->ensure_held());

@@ -35,12 +35,12 @@ Json live_web() {
   return live;
 }
 
-struct Fixture {
+struct LiveStateFixture {
   FakeApiServer server;
   opctl::kube::RestMapper mapper{server};
   opctl::kube::ApiClient client{server, mapper};
 
-  Fixture() {
+  LiveStateFixture() {
     server.store(live_web());
     Json other = live_web();
     other["metadata"]["name"] = "not-desired";
@@ -54,7 +54,7 @@ const opctl::model::ObjectKey k_web{"apps", "Deployment", "shop", "web"};
 
 TEST_CASE("given a LIST, live state keeps only the desired objects, trimmed to what the pass reads",
           "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   auto state = read_live_state(f.client, {Object(desired_web())});
   REQUIRE(state.objects.size() == 1);
   const Json& web = state.objects.at(k_web);
@@ -68,7 +68,7 @@ TEST_CASE("given a LIST, live state keeps only the desired objects, trimmed to w
 }
 
 TEST_CASE("an object keep_whole asks for is kept whole but for other managers' entries", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   LiveStateOptions options;
   options.keep_whole = [](const Object&, const Json& live) { return live["metadata"]["name"] == "web"; };
   auto state = read_live_state(f.client, {Object(desired_web())}, options);
@@ -79,7 +79,7 @@ TEST_CASE("an object keep_whole asks for is kept whole but for other managers' e
 }
 
 TEST_CASE("a diff keeps whole exactly the objects the fast path cannot decide", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   opctl::apply::DiffPassOptions diff;
   auto unchanged =
       read_live_state(f.client, {Object(desired_web())}, opctl::apply::live_state_for_diff(diff));
@@ -90,7 +90,7 @@ TEST_CASE("a diff keeps whole exactly the objects the fast path cannot decide", 
 }
 
 TEST_CASE("an object settles says unchanged keeps only its key and source annotation", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   Json annotated = live_web();
   annotated["metadata"]["annotations"]["opctl.io/source"] = "repo@aaaa";
   f.server.store(annotated);
@@ -113,7 +113,7 @@ TEST_CASE("an object settles says unchanged keeps only its key and source annota
 }
 
 TEST_CASE("each object that settles is told once, by its index, while the LISTs are read", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   Json cart = live_web();
   cart["metadata"]["name"] = "cart";
   f.server.store(cart);
@@ -139,7 +139,7 @@ TEST_CASE("each object that settles is told once, by its index, while the LISTs 
 }
 
 TEST_CASE("a diff settles the objects a pass leaves unchanged and reports them unchanged", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   opctl::apply::DiffPassOptions diff;
   std::vector<Object> desired = {Object(desired_web())};
   auto state = read_live_state(f.client, desired, opctl::apply::live_state_for_diff(diff));
@@ -159,7 +159,7 @@ TEST_CASE("a diff settles the objects a pass leaves unchanged and reports them u
 }
 
 TEST_CASE("a CRD keeps its status: the pass waits for Established from it", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   Json crd = {{"apiVersion", "apiextensions.k8s.io/v1"},
               {"kind", "CustomResourceDefinition"},
               {"metadata", {{"name", "widgets.example.com"}}},
@@ -180,7 +180,7 @@ TEST_CASE("a CRD keeps its status: the pass waits for Established from it", "[li
 
 TEST_CASE("a custom resource settles as a built-in kind does; opctl status keeps its status",
           "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   f.server.serve({"example.com", "v1", "Widget", "widgets", true});
   Json desired = {{"apiVersion", "example.com/v1"},
                   {"kind", "Widget"},
@@ -205,7 +205,7 @@ TEST_CASE("a custom resource settles as a built-in kind does; opctl status keeps
 }
 
 TEST_CASE("ignoreDifferences keeps the live values of the fields it names", "[live_state]") {
-  Fixture f;
+  LiveStateFixture f;
   LiveStateOptions options;
   options.ignore_rules = {{"apps", "Deployment", "", "", {"/spec/revisionHistoryLimit"}}};
   auto state = read_live_state(f.client, {Object(desired_web())}, options);

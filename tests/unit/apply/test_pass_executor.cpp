@@ -36,14 +36,14 @@ Object named(const std::string& api_version, const std::string& kind, const std:
   return Object(body);
 }
 
-struct Fixture {
+struct ExecutorFixture {
   FakeApiServer server;
   opctl::kube::RestMapper mapper{server};
   opctl::kube::ApiClient client{server, mapper};
   FakeClock clock;
   PassOptions options;
 
-  Fixture() {
+  ExecutorFixture() {
     options.applyset = {"opctl-shop", "opctl-system"};
     options.tooling = "opctl/test";
     options.clock = &clock;
@@ -72,7 +72,7 @@ std::vector<std::string> object_writes(const FakeApiServer& server) {
 
 TEST_CASE("a first pass records the inventory, then applies in order; a second pass writes no object",
           "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   std::vector<Object> set = {config_map("late", "1"), named("apps/v1", "Deployment", "web", "shop"),
                              config_map("settings"), named("v1", "Namespace", "shop")};
   auto first = f.run(set);
@@ -106,7 +106,7 @@ TEST_CASE("a first pass records the inventory, then applies in order; a second p
 }
 
 TEST_CASE("a failed object fails the pass but not its wave; later waves are skipped", "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.server.answer("PATCH /api/v1/namespaces/shop/configmaps/bad", 422,
                   R"({"kind":"Status","code":422,"reason":"Invalid","message":"data.key: Invalid value"})");
   auto report = f.run({config_map("bad"), config_map("good"), config_map("later", "1")});
@@ -126,7 +126,7 @@ TEST_CASE("a failed object fails the pass but not its wave; later waves are skip
 TEST_CASE("the custom kinds still run after an object failed, and the pass stays failed", "[pass_executor]") {
   // Given a failed object in wave 0, we should still hand the report to the custom kinds (they reconcile what
   // exists) before the run is recorded, and keep the failure as the pass's result.
-  Fixture f;
+  ExecutorFixture f;
   f.server.answer("PATCH /api/v1/namespaces/shop/configmaps/bad", 422,
                   R"({"kind":"Status","code":422,"reason":"Invalid","message":"data.key: Invalid value"})");
   bool ran = false;
@@ -141,7 +141,7 @@ TEST_CASE("the custom kinds still run after an object failed, and the pass stays
 }
 
 TEST_CASE("an interrupted pass does not run the custom kinds", "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.options.stop_requested = [&f] { return f.server.get("", "configmaps", "shop", "first").has_value(); };
   bool ran = false;
   f.options.run_custom_kinds = [&ran](PassReport&) { ran = true; };
@@ -151,7 +151,7 @@ TEST_CASE("an interrupted pass does not run the custom kinds", "[pass_executor]"
 }
 
 TEST_CASE("an interrupted pass finishes the batch in flight and sends nothing after", "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.options.stop_requested = [&f] { return f.server.get("", "configmaps", "shop", "first").has_value(); };
   auto report = f.run({config_map("first"), config_map("second", "1")});
   CHECK(report.result == PassResult::interrupted);
@@ -161,7 +161,7 @@ TEST_CASE("an interrupted pass finishes the batch in flight and sends nothing af
 }
 
 TEST_CASE("a dry run reports the plan and writes nothing", "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.run({config_map("kept"), config_map("changed"), config_map("gone")});
   f.server.requests.clear();
   Object changed = config_map("changed");
@@ -179,7 +179,7 @@ TEST_CASE("a dry run reports the plan and writes nothing", "[pass_executor]") {
 
 TEST_CASE("prune deletes what left the set with its uid as precondition and keeps prune: disabled",
           "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   Object pinned = config_map("pinned");
   pinned.set_annotation("opctl.io/prune", "disabled");
   f.run({config_map("stays"), config_map("goes"), pinned});
@@ -199,7 +199,7 @@ TEST_CASE("prune deletes what left the set with its uid as precondition and keep
 
 TEST_CASE("a prune whose delete meets another object under the same name deletes nothing",
           "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.run({config_map("stays"), config_map("goes")});
   // Someone deletes and re-creates it between the LIST and the DELETE: the
   // precondition fails, the pass says so and the new object lives.
@@ -214,7 +214,7 @@ TEST_CASE("a prune whose delete meets another object under the same name deletes
 
 TEST_CASE("a CRD that never becomes Established fails after its timeout, on the clock, not in real time",
           "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.server.establish_crds = false;
   f.options.crd_established_timeout = std::chrono::seconds(60);
   auto started = std::chrono::steady_clock::now();
@@ -228,7 +228,7 @@ TEST_CASE("a CRD that never becomes Established fails after its timeout, on the 
 }
 
 TEST_CASE("a CRD that becomes Established while the pass waits lets the pass go on", "[pass_executor]") {
-  Fixture f;
+  ExecutorFixture f;
   f.server.establish_crds = false;
   int sleeps = 0;
   f.clock.on_sleep = [&] {
@@ -248,7 +248,7 @@ TEST_CASE("--timeout 0 does not wait for health but still waits for a new CRD to
           "[pass_executor]") {
   // Given a pass with timeout 0 and a CRD that is Established after a few polls, we should wait for it
   // (its custom resources need it) within the CRD's own limit and go on to the next object.
-  Fixture f;
+  ExecutorFixture f;
   f.server.establish_crds = false;
   f.options.timeout = std::chrono::milliseconds(0);
   int sleeps = 0;

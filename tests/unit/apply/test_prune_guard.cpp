@@ -12,7 +12,7 @@ using opctl::model::Json;
 
 namespace {
 
-struct Fixture {
+struct PruneGuardFixture {
   FakeTransport server;
   opctl::kube::RestMapper mapper{server};
   opctl::kube::ApiClient client{server, mapper};
@@ -36,7 +36,7 @@ TEST_CASE("a CRD whose custom resources of others remain is kept, naming them an
           "[prune_guard]") {
   // Given a Gadget that is not in the set, we should refuse to prune its CRD and say which and how to force
   // it.
-  Fixture f;
+  PruneGuardFixture f;
   f.server.answer(
       "/apis/example.com/v1/gadgets", 200,
       R"({"kind":"GadgetList","metadata":{},"items":[{"metadata":{"name":"g1","namespace":"shop"}}]})");
@@ -50,16 +50,16 @@ TEST_CASE("a CRD whose custom resources of others remain is kept, naming them an
 }
 
 TEST_CASE("a CRD with no custom resources left, or whose kind is gone, may be pruned", "[prune_guard]") {
-  Fixture f;
+  PruneGuardFixture f;
   f.server.answer("/apis/example.com/v1/gadgets", 200, R"({"kind":"GadgetList","metadata":{},"items":[]})");
   CHECK(prune_refusal(f.client, crd_candidate(), {"applyset-x-v1", false, false}).empty());
-  Fixture gone;  // nothing scripted: 404
+  PruneGuardFixture gone;  // nothing scripted: 404
   CHECK(prune_refusal(gone.client, crd_candidate(), {"applyset-x-v1", false, false}).empty());
 }
 
 TEST_CASE("a PersistentVolumeClaim or a Cluster is pruned only with --prune-data or its own annotation",
           "[prune_guard]") {
-  Fixture f;
+  PruneGuardFixture f;
   Json claim = {{"apiVersion", "v1"},
                 {"kind", "PersistentVolumeClaim"},
                 {"metadata", {{"name", "data"}, {"namespace", "shop"}}}};

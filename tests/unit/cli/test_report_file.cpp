@@ -13,7 +13,7 @@ using opctl::model::Json;
 
 namespace {
 
-std::string read_all(const std::filesystem::path& path) {
+std::string read_report(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::ostringstream text;
   text << in.rdbuf();
@@ -39,7 +39,7 @@ TEST_CASE("a report is written as indented JSON, replacing what was there", "[re
   std::ofstream(path) << "an older, longer report that must not survive in part";
   Json report = {{"kind", "RunReport"}, {"result", "succeeded"}};
   write_report_file(path.string(), report);
-  CHECK(read_all(path) == report.dump(2) + "\n");
+  CHECK(read_report(path) == report.dump(2) + "\n");
   std::filesystem::remove(path);
 }
 

@@ -11,13 +11,14 @@ using opctl::config::parse_run_config;
 
 namespace {
 
-const std::string k_header = "apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n  notifications:\n";
+const std::string k_notifications_header =
+    "apiVersion: opctl.io/v1alpha1\nkind: Config\nspec:\n  notifications:\n";
 
 }  // namespace
 
 TEST_CASE("notification entries are read with every field and where they start", "[run_config][notify]") {
   // Given one entry of each type, we should keep every field, default the triggers and note each line.
-  auto config = parse_run_config(k_header + R"(    - type: webhook
+  auto config = parse_run_config(k_notifications_header + R"(    - type: webhook
       name: ops
       url: https://hooks.example/opctl
       tokenEnv: OPCTL_WEBHOOK_TOKEN
@@ -69,16 +70,17 @@ TEST_CASE("notification entries are read with every field and where they start",
 TEST_CASE("a token written into opctl.yaml is refused with its line", "[run_config][notify]") {
   // Given an inline token, we should refuse the file and say where the credential belongs instead.
   CHECK_THROWS_WITH(
-      parse_run_config(k_header + "    - type: github\n      repository: acme/ops\n      token: ghp_secret\n",
+      parse_run_config(k_notifications_header +
+                           "    - type: github\n      repository: acme/ops\n      token: ghp_secret\n",
                        "opctl.yaml"),
       Catch::Contains(
           "opctl.yaml:7: spec.notifications[0].token: a credential is never written in opctl.yaml") &&
           Catch::Contains("tokenFile or tokenEnv"));
   // The message names where the token was, never the token itself.
   try {
-    parse_run_config(
-        k_header + "    - type: webhook\n      url: https://x.example/\n      token: s3cret-value\n",
-        "opctl.yaml");
+    parse_run_config(k_notifications_header +
+                         "    - type: webhook\n      url: https://x.example/\n      token: s3cret-value\n",
+                     "opctl.yaml");
     FAIL("an inline token was accepted");
   } catch (const opctl::InvalidInputError& error) {
     CHECK(std::string(error.what()).find("s3cret-value") == std::string::npos);
@@ -87,18 +89,20 @@ TEST_CASE("a token written into opctl.yaml is refused with its line", "[run_conf
 
 TEST_CASE("a Slack URL or a URL with a password inline is refused", "[run_config][notify]") {
   CHECK_THROWS_WITH(
-      parse_run_config(k_header + "    - type: slack\n      url: https://hooks.slack.com/services/T/B/x\n",
-                       "opctl.yaml"),
+      parse_run_config(
+          k_notifications_header + "    - type: slack\n      url: https://hooks.slack.com/services/T/B/x\n",
+          "opctl.yaml"),
       Catch::Contains("opctl.yaml:6: spec.notifications[0].url: a Slack webhook URL is a credential"));
-  CHECK_THROWS_WITH(
-      parse_run_config(k_header + "    - type: webhook\n      url: https://user:pw@hooks.example/\n",
-                       "opctl.yaml"),
-      Catch::Contains("spec.notifications[0].url: carries a credential"));
+  CHECK_THROWS_WITH(parse_run_config(k_notifications_header +
+                                         "    - type: webhook\n      url: https://user:pw@hooks.example/\n",
+                                     "opctl.yaml"),
+                    Catch::Contains("spec.notifications[0].url: carries a credential"));
 }
 
 TEST_CASE("each type's required and foreign fields are checked", "[run_config][notify]") {
   auto refused = [](const std::string& entry, const std::string& message) {
-    CHECK_THROWS_WITH(parse_run_config(k_header + entry, "opctl.yaml"), Catch::Contains(message));
+    CHECK_THROWS_WITH(parse_run_config(k_notifications_header + entry, "opctl.yaml"),
+                      Catch::Contains(message));
   };
   refused("    - type: teams\n      url: https://x.example/\n",
           "type: must be webhook, slack, github or gitlab");
@@ -125,7 +129,7 @@ TEST_CASE("each type's required and foreign fields are checked", "[run_config][n
 
 TEST_CASE("a webhook's signing key is named by a file or a variable", "[run_config][notify]") {
   auto config =
-      parse_run_config(k_header +
+      parse_run_config(k_notifications_header +
                            "    - type: webhook\n      urlEnv: U\n      signingKeyFile: /etc/opctl/hook-key\n"
                            "    - type: webhook\n      urlEnv: U\n      signingKeyEnv: HOOK_KEY\n",
                        "opctl.yaml");

@@ -10,10 +10,10 @@ using opctl::diff::TrimOptions;
 using opctl::model::Json;
 
 namespace {
-// A Deployment as the server returns it after opctl applied desired(): server
+// A Deployment as the server returns it after opctl applied desired_for_trim(): server
 // defaults, status, another manager's entry and field, an env element and a
 // container opctl does not own.
-Json live() {
+Json live_for_trim() {
   return Json::parse(R"({
     "apiVersion": "apps/v1", "kind": "Deployment",
     "metadata": {
@@ -48,7 +48,7 @@ Json live() {
   })");
 }
 
-Json desired() {
+Json desired_for_trim() {
   return Json::parse(R"({
     "apiVersion": "apps/v1", "kind": "Deployment",
     "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web"},
@@ -62,9 +62,9 @@ Json desired() {
 
 // Desired objects that differ from live in one way each (and one that does not).
 std::vector<Json> variants() {
-  std::vector<Json> out{desired()};
+  std::vector<Json> out{desired_for_trim()};
   auto with = [&](const std::function<void(Json&)>& change) {
-    Json object = desired();
+    Json object = desired_for_trim();
     change(object);
     out.push_back(std::move(object));
   };
@@ -111,23 +111,23 @@ TEST_CASE("given a live object, trimming keeps its metadata, opctl's entry and t
                 "env": [{"name": "A", "value": "1"}],
                 "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}}
   })");
-  Json entry = live()["metadata"]["managedFields"][0];
+  Json entry = live_for_trim()["metadata"]["managedFields"][0];
   entry["fieldsV1"] = entry["fieldsV1"].dump();  // as text: a tree costs a map per field it names
   expected["metadata"]["managedFields"] = Json::array({entry});
-  CHECK(trim_live(live(), opctl_only()) == expected);
-  CHECK(opctl::diff::applied_fields(trim_live(live(), opctl_only()), "opctl") ==
-        opctl::diff::applied_fields(live(), "opctl"));
+  CHECK(trim_live(live_for_trim(), opctl_only()) == expected);
+  CHECK(opctl::diff::applied_fields(trim_live(live_for_trim(), opctl_only()), "opctl") ==
+        opctl::diff::applied_fields(live_for_trim(), "opctl"));
 }
 
 TEST_CASE("apply_is_noop answers the same on a trimmed and on a whole live object", "[trimmed_live]") {
-  Json trimmed = trim_live(live(), opctl_only());
-  REQUIRE(apply_is_noop(desired(), trimmed, "opctl"));
+  Json trimmed = trim_live(live_for_trim(), opctl_only());
+  REQUIRE(apply_is_noop(desired_for_trim(), trimmed, "opctl"));
   for (const auto& object : variants()) {
     INFO(object.dump());
-    CHECK(apply_is_noop(object, trimmed, "opctl") == apply_is_noop(object, live(), "opctl"));
+    CHECK(apply_is_noop(object, trimmed, "opctl") == apply_is_noop(object, live_for_trim(), "opctl"));
   }
   // Another manager's view: it has no Apply entry left, and none whole either.
-  CHECK_FALSE(apply_is_noop(desired(), trimmed, "hpa"));
+  CHECK_FALSE(apply_is_noop(desired_for_trim(), trimmed, "hpa"));
 }
 
 TEST_CASE("an element two entries name stays whole, and unnamed set members go", "[trimmed_live]") {
@@ -159,10 +159,10 @@ TEST_CASE("a trimmed Secret keeps the data its stringData became", "[trimmed_liv
 
 TEST_CASE("status is kept only when asked (a CRD's conditions, a custom resource's status)",
           "[trimmed_live]") {
-  CHECK_FALSE(trim_live(live(), opctl_only()).contains("status"));
+  CHECK_FALSE(trim_live(live_for_trim(), opctl_only()).contains("status"));
   TrimOptions options = opctl_only();
   options.keep_status = true;
-  CHECK(trim_live(live(), options)["status"] == live()["status"]);
+  CHECK(trim_live(live_for_trim(), options)["status"] == live_for_trim()["status"]);
 }
 
 TEST_CASE("ignoreDifferences gives desired the same values from a trimmed and a whole object",
@@ -179,17 +179,18 @@ TEST_CASE("ignoreDifferences gives desired the same values from a trimmed and a 
   opctl::diff::IgnoreRule rule{"apps", "Deployment", "", "", pointers};
   TrimOptions options = opctl_only();
   options.ignored_pointers = pointers;
-  Json trimmed = trim_live(live(), options);
+  Json trimmed = trim_live(live_for_trim(), options);
   const opctl::model::ObjectKey key{"apps", "Deployment", "shop", "web"};
   for (auto object : variants()) {
     INFO(object.dump());
     Json from_whole = object, from_trimmed = object;
-    opctl::diff::keep_live_values_of_ignored_fields(from_whole, live(), key, {rule}, "opctl");
+    opctl::diff::keep_live_values_of_ignored_fields(from_whole, live_for_trim(), key, {rule}, "opctl");
     opctl::diff::keep_live_values_of_ignored_fields(from_trimmed, trimmed, key, {rule}, "opctl");
     CHECK(from_trimmed == from_whole);
-    CHECK(apply_is_noop(from_trimmed, trimmed, "opctl") == apply_is_noop(from_whole, live(), "opctl"));
+    CHECK(apply_is_noop(from_trimmed, trimmed, "opctl") ==
+          apply_is_noop(from_whole, live_for_trim(), "opctl"));
   }
   CHECK(trimmed["spec"]["template"]["spec"]["nodeSelector"] == Json{{"disk", "ssd"}});
   CHECK(trimmed["spec"]["template"]["spec"]["containers"] ==
-        live()["spec"]["template"]["spec"]["containers"]);
+        live_for_trim()["spec"]["template"]["spec"]["containers"]);
 }

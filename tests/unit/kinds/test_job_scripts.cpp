@@ -14,8 +14,8 @@
 namespace {
 
 using opctl::model::Json;
-namespace backup = opctl::kinds::backup;
-namespace cluster = opctl::kinds::cluster;
+namespace backup_kind = opctl::kinds::backup;
+namespace cluster_kind = opctl::kinds::cluster;
 
 struct Script {
   std::string where;
@@ -37,24 +37,25 @@ void collect(const std::string& job, const Json& pod_spec, std::vector<Script>& 
 
 std::vector<Script> every_job_script() {
   std::vector<Script> scripts;
-  backup::BackupSpec spec;
+  backup_kind::BackupSpec spec;
   spec.cluster = "db";
   spec.target.pvc = "backup-store";
   spec.keep = 3;
-  backup::JobInput input{"nightly", "shop", "uid-1", spec, "img:15", backup::RunAs{}};
-  collect("backup", backup::backup_job(input, "nightly-once", "once")["spec"]["template"]["spec"], scripts);
+  backup_kind::JobInput input{"nightly", "shop", "uid-1", spec, "img:15", backup_kind::RunAs{}};
+  collect("backup", backup_kind::backup_job(input, "nightly-once", "once")["spec"]["template"]["spec"],
+          scripts);
 
-  cluster::ClusterSpec db;
+  cluster_kind::ClusterSpec db;
   db.name = "db";
   db.namespace_name = "shop";
   Json volume = {{"persistentVolumeClaim", {{"claimName", "backup-store"}}}};
-  collect("restore", cluster::build_restore_job(db, {1, "nightly", volume})["spec"]["template"]["spec"],
+  collect("restore", cluster_kind::build_restore_job(db, {1, "nightly", volume})["spec"]["template"]["spec"],
           scripts);
-  cluster::MajorUpgradeStatus upgrade{"img:15", "img:17", 15, 17, "db-1", "db-upgrade-17", "Upgrading"};
-  collect("major-upgrade", cluster::build_major_upgrade_job(db, upgrade)["spec"]["template"]["spec"],
+  cluster_kind::MajorUpgradeStatus upgrade{"img:15", "img:17", 15, 17, "db-1", "db-upgrade-17", "Upgrading"};
+  collect("major-upgrade", cluster_kind::build_major_upgrade_job(db, upgrade)["spec"]["template"]["spec"],
           scripts);
-  cluster::FinalBackupJobOptions final_backup{"db-1", "img:15", "nightly", volume, "20261201T120000Z"};
-  collect("final-backup", cluster::build_final_backup_job(db, final_backup)["spec"]["template"]["spec"],
+  cluster_kind::FinalBackupJobOptions final_backup{"db-1", "img:15", "nightly", volume, "20261201T120000Z"};
+  collect("final-backup", cluster_kind::build_final_backup_job(db, final_backup)["spec"]["template"]["spec"],
           scripts);
   return scripts;
 }
@@ -84,13 +85,13 @@ TEST_CASE("sh -n catches a broken script (the check can fail)", "[kinds][scripts
 
 TEST_CASE("the backup Job uses the replication role for pg_basebackup and the superuser for pg_dump",
           "[kinds][backup]") {
-  backup::BackupSpec spec;
+  backup_kind::BackupSpec spec;
   spec.cluster = "db";
   spec.target.pvc = "backup-store";
   auto secret_of = [&](const std::string& method) {
     spec.method = method;
-    backup::JobInput input{"nightly", "shop", "uid-1", spec, "img:15", backup::RunAs{1000, 2000}};
-    Json pod = backup::job_spec(input)["template"]["spec"];
+    backup_kind::JobInput input{"nightly", "shop", "uid-1", spec, "img:15", backup_kind::RunAs{1000, 2000}};
+    Json pod = backup_kind::job_spec(input)["template"]["spec"];
     CHECK(pod["securityContext"]["runAsUser"] == 1000);
     CHECK(pod["securityContext"]["fsGroup"] == 2000);
     for (const auto& env : pod["containers"][0]["env"])

@@ -9,7 +9,7 @@ using namespace opctl::kinds;
 
 namespace {
 
-ParentRef parent() {
+ParentRef owner_parent() {
   return {"opctl.io/v1alpha1", "Backup", "shop", "nightly", "uid-1", 4};
 }
 
@@ -20,7 +20,7 @@ TEST_CASE("given a desired child, we stamp namespace, owner label and a controll
   Json child = {{"apiVersion", "batch/v1"},
                 {"kind", "Job"},
                 {"metadata", {{"name", "j"}, {"annotations", {{"opctl.io/create-only", "true"}}}}}};
-  auto prepared = prepare_child(child, parent());
+  auto prepared = prepare_child(child, owner_parent());
   CHECK(prepared.problem.empty());
   CHECK(prepared.create_only);
   CHECK(prepared.body["metadata"]["namespace"] == "shop");
@@ -39,7 +39,7 @@ TEST_CASE("given a desired child, we stamp namespace, owner label and a controll
 TEST_CASE("given a child in another namespace, preparing it is a problem", "[kinds]") {
   Json child = {
       {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "c"}, {"namespace", "other"}}}};
-  CHECK(prepare_child(child, parent()).problem.find("parent's namespace shop") != std::string::npos);
+  CHECK(prepare_child(child, owner_parent()).problem.find("parent's namespace shop") != std::string::npos);
 }
 
 TEST_CASE("the controller's finalizers are read from its managedFields entry", "[kinds]") {
@@ -61,7 +61,7 @@ TEST_CASE("the controller's finalizers are read from its managedFields entry", "
            {"operation", "Apply"},
            {"fieldsV1", {{"f:metadata", {{"f:finalizers", {{"v:\"a.io/x\"", Json::object()}}}}}}}}}}}}};
   CHECK(managed_finalizers(live, "opctl-controller") == std::set<std::string>{"opctl.io/hook-finalizer"});
-  CHECK(finalizer_body(parent(), {})["metadata"] ==
+  CHECK(finalizer_body(owner_parent(), {})["metadata"] ==
         Json{{"name", "nightly"}, {"namespace", "shop"}, {"uid", "uid-1"}});
 }
 

@@ -16,7 +16,7 @@ using opctl::plan::selected_objects;
 
 namespace {
 
-Json config_map(const std::string& name, const Json& labels) {
+Json labelled_config_map(const std::string& name, const Json& labels) {
   Json body = {
       {"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}, {"namespace", "shop"}}}};
   if (!labels.is_null()) body["metadata"]["labels"] = labels;
@@ -38,9 +38,9 @@ LabelSelector web() {
 
 TEST_CASE("selected_objects keeps the desired objects whose declared labels match", "[selection]") {
   // Given a web and a db ConfigMap and one without labels, we should keep the web one only.
-  std::vector<Object> desired = {Object(config_map("web", {{"app", "web"}})),
-                                 Object(config_map("db", {{"app", "db"}})),
-                                 Object(config_map("bare", nullptr))};
+  std::vector<Object> desired = {Object(labelled_config_map("web", {{"app", "web"}})),
+                                 Object(labelled_config_map("db", {{"app", "db"}})),
+                                 Object(labelled_config_map("bare", nullptr))};
   auto selected = selected_objects(desired, web());
   REQUIRE(selected.size() == 1);
   CHECK(selected.front().name() == "web");
@@ -52,11 +52,12 @@ TEST_CASE("selected_members follows the desired object, then the live labels", "
   // live copy still says web, and two members gone from git (web and db), we should keep the first
   // (selected in git), drop the second (not selected in git), keep the gone web one and drop the
   // gone db one.
-  std::vector<Object> desired = {Object(config_map("relabelled", {{"app", "web"}})),
-                                 Object(config_map("moved-away", {{"app", "db"}}))};
-  std::vector<Json> members = {
-      config_map("relabelled", {{"app", "old"}}), config_map("moved-away", {{"app", "web"}}),
-      config_map("gone-web", {{"app", "web"}}), config_map("gone-db", {{"app", "db"}})};
+  std::vector<Object> desired = {Object(labelled_config_map("relabelled", {{"app", "web"}})),
+                                 Object(labelled_config_map("moved-away", {{"app", "db"}}))};
+  std::vector<Json> members = {labelled_config_map("relabelled", {{"app", "old"}}),
+                               labelled_config_map("moved-away", {{"app", "web"}}),
+                               labelled_config_map("gone-web", {{"app", "web"}}),
+                               labelled_config_map("gone-db", {{"app", "db"}})};
   CHECK(names(selected_members(members, desired, web())) ==
         std::vector<std::string>{"relabelled", "gone-web"});
   CHECK(selected_members(members, desired, LabelSelector()).size() == 4);

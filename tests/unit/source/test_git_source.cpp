@@ -21,7 +21,7 @@ namespace {
 
 using Files = std::map<std::string, std::string>;
 
-void check(int code) {
+void check_git(int code) {
   if (code < 0) FAIL("libgit2: " << last_git_failure(code).message);
 }
 
@@ -29,7 +29,7 @@ void check(int code) {
 git_oid write_tree(git_repository* repository, const Files& files) {
   std::map<std::string, Files> directories;
   git_treebuilder* builder = nullptr;
-  check(git_treebuilder_new(&builder, repository, nullptr));
+  check_git(git_treebuilder_new(&builder, repository, nullptr));
   for (const auto& [path, content] : files) {
     auto slash = path.find('/');
     if (slash != std::string::npos) {
@@ -37,15 +37,15 @@ git_oid write_tree(git_repository* repository, const Files& files) {
       continue;
     }
     git_oid blob;
-    check(git_blob_create_from_buffer(&blob, repository, content.data(), content.size()));
-    check(git_treebuilder_insert(nullptr, builder, path.c_str(), &blob, GIT_FILEMODE_BLOB));
+    check_git(git_blob_create_from_buffer(&blob, repository, content.data(), content.size()));
+    check_git(git_treebuilder_insert(nullptr, builder, path.c_str(), &blob, GIT_FILEMODE_BLOB));
   }
   for (const auto& [name, below] : directories) {
     git_oid subtree = write_tree(repository, below);
-    check(git_treebuilder_insert(nullptr, builder, name.c_str(), &subtree, GIT_FILEMODE_TREE));
+    check_git(git_treebuilder_insert(nullptr, builder, name.c_str(), &subtree, GIT_FILEMODE_TREE));
   }
   git_oid tree;
-  check(git_treebuilder_write(&tree, builder));
+  check_git(git_treebuilder_write(&tree, builder));
   git_treebuilder_free(builder);
   return tree;
 }
@@ -58,9 +58,9 @@ struct Upstream {
   explicit Upstream(fs::path path) : dir(std::move(path)) {
     ensure_libgit2();
     git_repository* raw = nullptr;
-    check(git_repository_init(&raw, dir.c_str(), 1));
+    check_git(git_repository_init(&raw, dir.c_str(), 1));
     repository.reset(raw);
-    check(git_repository_set_head(raw, "refs/heads/main"));
+    check_git(git_repository_set_head(raw, "refs/heads/main"));
   }
 
   // Commits `files` on `branch`, on top of its tip unless `parentless` (a force push).
@@ -68,20 +68,20 @@ struct Upstream {
                      bool parentless = false) {
     git_oid tree_id = write_tree(repository.get(), files);
     git_tree* tree = nullptr;
-    check(git_tree_lookup(&tree, repository.get(), &tree_id));
+    check_git(git_tree_lookup(&tree, repository.get(), &tree_id));
     git_signature* signature = nullptr;
-    check(git_signature_new(&signature, "Ann Author", "ann@example.com", 1700000000, 120));
+    check_git(git_signature_new(&signature, "Ann Author", "ann@example.com", 1700000000, 120));
     git_commit* parent = nullptr;
     git_oid parent_id;
     std::string ref = "refs/heads/" + branch;
     if (!parentless && git_reference_name_to_id(&parent_id, repository.get(), ref.c_str()) == 0)
-      check(git_commit_lookup(&parent, repository.get(), &parent_id));
+      check_git(git_commit_lookup(&parent, repository.get(), &parent_id));
     const git_commit* parents[] = {parent};
     git_oid id;
-    check(git_commit_create(&id, repository.get(), nullptr, signature, signature, nullptr, message.c_str(),
-                            tree, parent ? 1 : 0, parents));
+    check_git(git_commit_create(&id, repository.get(), nullptr, signature, signature, nullptr,
+                                message.c_str(), tree, parent ? 1 : 0, parents));
     git_reference* reference = nullptr;
-    check(git_reference_create(&reference, repository.get(), ref.c_str(), &id, 1, "test"));
+    check_git(git_reference_create(&reference, repository.get(), ref.c_str(), &id, 1, "test"));
     git_reference_free(reference);
     git_commit_free(parent);
     git_signature_free(signature);
@@ -91,13 +91,13 @@ struct Upstream {
 
   void tag(const std::string& name, const std::string& commit_id) {
     git_oid id;
-    check(git_oid_fromstr(&id, commit_id.c_str()));
+    check_git(git_oid_fromstr(&id, commit_id.c_str()));
     git_object* target = nullptr;
-    check(git_object_lookup(&target, repository.get(), &id, GIT_OBJECT_COMMIT));
+    check_git(git_object_lookup(&target, repository.get(), &id, GIT_OBJECT_COMMIT));
     git_signature* signature = nullptr;
-    check(git_signature_new(&signature, "Tagger", "t@example.com", 1700000000, 0));
+    check_git(git_signature_new(&signature, "Tagger", "t@example.com", 1700000000, 0));
     git_oid tag_id;
-    check(git_tag_create(&tag_id, repository.get(), name.c_str(), target, signature, "release", 1));
+    check_git(git_tag_create(&tag_id, repository.get(), name.c_str(), target, signature, "release", 1));
     git_signature_free(signature);
     git_object_free(target);
   }
@@ -231,11 +231,11 @@ TEST_CASE("deleted branches and moved tags upstream are not served from the cach
   CHECK(load_desired_source(sandbox.options("v1")).revision.commit == first);
 
   git_reference* topic = nullptr;
-  check(git_reference_lookup(&topic, sandbox.upstream.repository.get(), "refs/heads/topic"));
-  check(git_reference_delete(topic));
+  check_git(git_reference_lookup(&topic, sandbox.upstream.repository.get(), "refs/heads/topic"));
+  check_git(git_reference_delete(topic));
   git_reference_free(topic);
   std::string second = sandbox.upstream.commit({{"a.yaml", "2"}}, "second");
-  check(git_tag_delete(sandbox.upstream.repository.get(), "v1"));
+  check_git(git_tag_delete(sandbox.upstream.repository.get(), "v1"));
   sandbox.upstream.tag("v1", second);
 
   CHECK_THAT(error_of(sandbox.options("topic")), Catch::Contains("has no branch, tag or commit \"topic\""));
@@ -290,27 +290,27 @@ TEST_CASE("a plain directory in a work tree carries the work tree's revision", "
   Sandbox sandbox;
   fs::path work = sandbox.root / "work";
   git_repository* raw = nullptr;
-  check(git_repository_init(&raw, work.c_str(), 0));
+  check_git(git_repository_init(&raw, work.c_str(), 0));
   RepositoryPtr repository(raw);
   fs::create_directories(work / "deploy");
   std::ofstream(work / "deploy" / "cm.yaml") << k_config_map;
   git_index* index = nullptr;
-  check(git_repository_index(&index, raw));
-  check(git_index_add_bypath(index, "deploy/cm.yaml"));
-  check(git_index_write(index));
+  check_git(git_repository_index(&index, raw));
+  check_git(git_index_add_bypath(index, "deploy/cm.yaml"));
+  check_git(git_index_write(index));
   git_oid tree_id, commit_id;
-  check(git_index_write_tree(&tree_id, index));
+  check_git(git_index_write_tree(&tree_id, index));
   git_index_free(index);
   git_tree* tree = nullptr;
-  check(git_tree_lookup(&tree, raw, &tree_id));
+  check_git(git_tree_lookup(&tree, raw, &tree_id));
   git_signature* signature = nullptr;
-  check(git_signature_new(&signature, "Ann", "ann@example.com", 1700000000, 0));
-  check(git_commit_create(&commit_id, raw, "HEAD", signature, signature, nullptr, "checkout", tree, 0,
-                          nullptr));
+  check_git(git_signature_new(&signature, "Ann", "ann@example.com", 1700000000, 0));
+  check_git(git_commit_create(&commit_id, raw, "HEAD", signature, signature, nullptr, "checkout", tree, 0,
+                              nullptr));
   git_signature_free(signature);
   git_tree_free(tree);
   git_remote* remote = nullptr;
-  check(git_remote_create(&remote, raw, "origin", "https://user:pw@git.example.com/team/repo.git"));
+  check_git(git_remote_create(&remote, raw, "origin", "https://user:pw@git.example.com/team/repo.git"));
   git_remote_free(remote);
 
   SourceOptions options;
