@@ -14,6 +14,7 @@
 #include "config_values.hpp"
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
+#include "pass_progress.hpp"
 #include "source/git_revision.hpp"
 #include "structured_output.hpp"
 
@@ -75,6 +76,10 @@ void print_text(const Json& history) {
 int run_history(HistoryOptions& options) {
   CommonOptions& common = options.common;
   finish_source_options(common);
+  FetchProgress fetching(
+      options.common.source,
+      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
+      options.common.quiet);
   // A set named only by an opctl.yaml inside its repository: read it from there.
   if (!common.set_named && !common.source.repo.empty()) load_manifests(common);
   ClusterConnection connection = connect(common);
@@ -115,6 +120,7 @@ void register_history(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
+  add_progress_flag(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_history(*options); }; });
 }
 

@@ -18,6 +18,7 @@
 #include "install/resource_lookup.hpp"
 #include "kinds/kind_registry.hpp"
 #include "model/yaml_document.hpp"
+#include "pass_progress.hpp"
 #include "plan/kind_scopes.hpp"
 #include "source/manifest_parser.hpp"
 
@@ -196,6 +197,10 @@ void warn_metrics_paths(const InstallCommandOptions& options) {
 
 int run_install(InstallCommandOptions& options) {
   finish_source_options(options.common);
+  FetchProgress fetching(
+      options.common.source,
+      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
+      options.common.quiet);
   std::optional<ClusterConnection> connection;
   auto manifests = build_manifests(options, connection);
   warn_metrics_paths(options);
@@ -291,6 +296,7 @@ void register_install(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"yaml", "json"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
+  add_progress_flag(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_install(*options); }; });
 }
 

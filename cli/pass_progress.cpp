@@ -40,6 +40,11 @@ ProgressStatus waiting_status(long wave, const UnhealthyObjects& unhealthy, std:
   return status;
 }
 
+ProgressStatus pruning_status(std::size_t candidates, std::size_t done, std::size_t total) {
+  return {"prune", fmt::format("pruning {}, {}/{} done", objects(candidates), std::min(done, total), total),
+          ""};
+}
+
 ProgressStatus custom_kinds_status(const std::string& waiting_for, std::size_t done, std::size_t total) {
   return {"custom kinds wait", fmt::format("custom resources, {}/{} done", std::min(done, total), total),
           waiting_for};
@@ -47,7 +52,10 @@ ProgressStatus custom_kinds_status(const std::string& waiting_for, std::size_t d
 
 ProgressStatus transfer_status(const source::TransferProgress& progress) {
   ProgressStatus status{"fetch " + progress.repo, "fetching " + progress.repo, ""};
-  if (progress.total_objects == 0) return status;
+  if (progress.total_objects == 0) {
+    status.detail = "connecting";  // libgit2 reports nothing before the remote's first answer
+    return status;
+  }
   if (progress.received_objects < progress.total_objects || progress.total_deltas == 0) {
     status.detail = fmt::format(
         "received {}/{} objects ({}%), {}", progress.received_objects, progress.total_objects,
@@ -61,6 +69,7 @@ ProgressStatus transfer_status(const source::TransferProgress& progress) {
 }
 
 bool transfer_finished(const source::TransferProgress& progress) {
+  if (progress.done) return true;
   return progress.total_objects > 0 && progress.received_objects == progress.total_objects &&
          progress.indexed_objects == progress.total_objects &&
          progress.indexed_deltas == progress.total_deltas;

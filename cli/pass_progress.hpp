@@ -24,7 +24,10 @@ ProgressStatus applying_status(long wave, std::size_t wave_objects, std::size_t 
 // "wave 1: waiting for 2 objects, 15/60 done": the first one and why, and how many more.
 ProgressStatus waiting_status(long wave, const UnhealthyObjects& unhealthy, std::size_t done,
                               std::size_t total);
-// A custom-kind runner's "waiting for opctl.io/Cluster shop/db: ..." line.
+// "pruning 3 objects, 60/60 done", after the waves.
+ProgressStatus pruning_status(std::size_t candidates, std::size_t done, std::size_t total);
+// A custom-kind runner's "waiting for opctl.io/Cluster shop/db: ..." line; without one, that the
+// custom resources are being reconciled.
 ProgressStatus custom_kinds_status(const std::string& waiting_for, std::size_t done, std::size_t total);
 // "fetching URL": objects received of the total and bytes, then deltas resolved.
 ProgressStatus transfer_status(const source::TransferProgress& progress);
@@ -45,6 +48,18 @@ class SourceProgress {
   source::SourceOptions& source_;
   std::function<void(const source::TransferProgress&)> on_transfer_;
   std::function<void(const std::string&)> on_warning_;
+};
+
+// A display that shows only the fetches of `source`: for the commands whose
+// only long wait is loading the set (status, tree, validate, history, install).
+class FetchProgress {
+ public:
+  FetchProgress(source::SourceOptions& source, ProgressSettings settings, bool quiet)
+      : display_(settings), progress_(source, display_, quiet) {}
+
+ private:
+  ProgressDisplay display_;
+  SourceProgress progress_;
 };
 
 // "1.5 MiB", "12.0 KiB", "300 B".

@@ -151,6 +151,14 @@ std::function<void(const std::string&)> report_pass_events(const ReconcileOption
     else
       display.show(waiting_status(wave, unhealthy, counts->done, total));
   };
+  pass.events.on_prune_start = [=, &display](std::size_t candidates) {
+    counts->applying = false;
+    display.show(pruning_status(candidates, counts->done, total));
+  };
+  pass.events.on_custom_kinds_start = [=, &display] {
+    counts->applying = false;
+    display.show(custom_kinds_status("", counts->done, total));
+  };
   return [=, &display](const std::string& waiting_for) {
     counts->applying = false;
     display.show(custom_kinds_status(waiting_for, counts->done, total));

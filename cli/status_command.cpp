@@ -16,6 +16,7 @@
 #include "diff_render.hpp"
 #include "exit_codes.hpp"
 #include "live_comparison.hpp"
+#include "pass_progress.hpp"
 #include "plan/apply_order.hpp"
 #include "plan/pass_plan.hpp"
 #include "plan/prune_set.hpp"
@@ -63,6 +64,10 @@ Json ready_condition(const Json& live) {
 
 int run_status(StatusOptions& options) {
   finish_source_options(options.common);
+  FetchProgress fetching(
+      options.common.source,
+      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
+      options.common.quiet);
   // The set as its next pass would load it: at the pinned commit while a rollback pins it.
   PinPlan pin_plan = plan_pin(options.common, {});
   auto [revision, objects] = load_manifests(options.common);
@@ -257,6 +262,7 @@ void register_status(CLI::App& app, CommandAction& action) {
                     "Also show what opctl tree shows: the members by wave with their health, and under each "
                     "what it owns (-o json|yaml: under \"tree\")");
   add_output_flags(*command, options->common);
+  add_progress_flag(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_status(*options); }; });
 }
 

@@ -9,6 +9,7 @@
 #include "config_values.hpp"
 #include "desired_set.hpp"
 #include "exit_codes.hpp"
+#include "pass_progress.hpp"
 #include "plan/applyset.hpp"
 #include "set_tree.hpp"
 #include "structured_output.hpp"
@@ -26,6 +27,10 @@ struct TreeOptions {
 
 int run_tree(TreeOptions& options) {
   finish_source_options(options.common);
+  FetchProgress fetching(
+      options.common.source,
+      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
+      options.common.quiet);
   DesiredSet desired = load_desired_set(options.common);
   const auto& config = options.common.config;
   auto& client = *desired.connection.client;
@@ -67,6 +72,7 @@ void register_tree(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
+  add_progress_flag(*command, options->common);
   command->callback([options, &action] { action = [options] { return run_tree(*options); }; });
 }
 

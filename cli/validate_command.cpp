@@ -16,6 +16,7 @@
 #include "kinds/kind_registry.hpp"
 #include "kinds/kind_validators.hpp"
 #include "kube/api_error.hpp"
+#include "pass_progress.hpp"
 #include "pass_validation.hpp"
 #include "plan/selection.hpp"
 #include "source/desired_source.hpp"
@@ -164,6 +165,10 @@ void render_text(const validate::ValidationReport& report, const ValidateCommand
 }
 
 int run_validate(ValidateCommandOptions& options) {
+  FetchProgress fetching(
+      options.common.source,
+      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
+      options.common.quiet);
   auto report = run_checks(options);
   if (is_structured(options.output)) {
     std::cout << render_structured(validate::report_to_json(report), options.output);
@@ -205,6 +210,7 @@ void register_validate(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
   add_output_flags(*command, options->common);
+  add_progress_flag(*command, options->common);
   command->callback([options, &action] {
     finish_source_options(options->common);
     action = [options] { return run_validate(*options); };

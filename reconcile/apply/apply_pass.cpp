@@ -109,11 +109,15 @@ class PassExecutor {
     for (const auto& wave : plan_.waves)
       waves.run(wave);
     std::optional<PruneExecution> pruned;
-    if (report_.result == PassResult::succeeded && !pass.stop_now() && options_.prune)
+    if (report_.result == PassResult::succeeded && !pass.stop_now() && options_.prune) {
+      if (options_.events.on_prune_start)
+        options_.events.on_prune_start(plan::pruned_names(plan_.steps).size());
       pruned = execute_prune(pass);
+    }
     // Whatever else failed: a Cluster's reconciler repairs and fails over from what exists, and must not
     // wait on an unrelated object of the set.
     if (!pass.stop_now() && options_.run_custom_kinds) {
+      if (options_.events.on_custom_kinds_start) options_.events.on_custom_kinds_start();
       options_.run_custom_kinds(report_);
       pass.stop_now();
     }

@@ -28,6 +28,9 @@ struct PassEvents {
   std::function<void(long wave, std::size_t objects)> on_wave_start;
   std::function<void(long wave, const std::vector<std::pair<model::ObjectKey, HealthStatus>>&)> on_waiting;
   std::function<void(const std::string&)> on_warning;
+  // After the waves: the prune of `candidates` objects begins, then the custom kinds' reconcilers.
+  std::function<void(std::size_t candidates)> on_prune_start;
+  std::function<void()> on_custom_kinds_start;
 };
 
 struct PassOptions {

@@ -39,6 +39,7 @@ struct TransferProgress {
   std::size_t total_deltas = 0;
   std::size_t indexed_deltas = 0;
   std::size_t received_bytes = 0;
+  bool done = false;  // the fetch is over (also when there was nothing to receive)
 };
 
 struct SourceOptions {

@@ -92,13 +92,27 @@ FetchedCommit fetch_commit(const GitRequest& request) {
   // A full commit id names immutable content: once cached, no fetch is needed.
   if (!(is_full_commit_id(request.ref) && has_commit(*out.repository, request.ref))) {
     std::function<void(const git_indexer_progress&)> on_transfer;
-    if (request.transfer)
-      on_transfer = [&request](const git_indexer_progress& stats) {
-        request.transfer({request.url.display, stats.total_objects, stats.received_objects,
-                          stats.indexed_objects, stats.total_deltas, stats.indexed_deltas,
-                          stats.received_bytes});
+    TransferProgress transfer{.repo = request.url.display};
+    if (request.transfer) {
+      // Nothing is heard from libgit2 until the remote answers: say the fetch has begun, so a connection that
+      // stalls (a proxy, a firewall dropping packets, an ssh host that does not answer) is not silence.
+      request.transfer(transfer);
+      on_transfer = [&request, &transfer](const git_indexer_progress& stats) {
+        transfer.total_objects = stats.total_objects;
+        transfer.received_objects = stats.received_objects;
+        transfer.indexed_objects = stats.indexed_objects;
+        transfer.total_deltas = stats.total_deltas;
+        transfer.indexed_deltas = stats.indexed_deltas;
+        transfer.received_bytes = stats.received_bytes;
+        request.transfer(transfer);
       };
+    }
     fetched = fetch_origin(*out.repository, request.url, request.auth, request.context, on_transfer);
+    if (request.transfer) {
+      // Also when nothing was new, and libgit2 never reported a total.
+      transfer.done = true;
+      request.transfer(transfer);
+    }
     if (request.progress)
       request.progress(fmt::format("fetched {}: {} new objects into {}", request.url.display,
                                    fetched.received_objects, request.cache_entry.string()));

@@ -126,10 +126,12 @@ def test_unchanged_objects_are_summarised_per_kind_unless_verbose(cluster, names
 
 
 class SlowProxy:
-    """A TCP proxy on loopback that passes the server's answers on at `rate` bytes a second: a slow network."""
+    """A TCP proxy on loopback that passes the server's answers on at `rate` bytes a second: a slow network.
+    With `first_byte_delay`, each connection's answer starts only after that many seconds: a server slow to
+    answer, before which libgit2 reports nothing."""
 
-    def __init__(self, port, rate):
-        self.target, self.rate = port, rate
+    def __init__(self, port, rate, first_byte_delay=0.0):
+        self.target, self.rate, self.first_byte_delay = port, rate, first_byte_delay
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.closed = False
@@ -147,12 +149,15 @@ class SlowProxy:
                 client.close()
                 continue
             threading.Thread(target=self._pipe, args=(client, server, None), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, self.rate), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, self.rate, self.first_byte_delay),
+                             daemon=True).start()
 
     @staticmethod
-    def _pipe(source, sink, rate):
+    def _pipe(source, sink, rate, first_byte_delay=0.0):
         chunk = 16384
         try:
+            if first_byte_delay:
+                time.sleep(first_byte_delay)
             while data := source.recv(chunk):
                 sink.sendall(data)
                 if rate:
@@ -196,7 +201,8 @@ def test_a_slow_git_fetch_shows_its_transfer(cluster, slow_repo, tmp_path):
     result = cluster.opctl(*args, "--cache-dir", str(tmp_path / "cache-log"), "--progress-interval", "1s")
     assert result.returncode == 0, result.stderr
     assert f"commit:  {upstream.sha('HEAD')}" in result.stdout
-    received = [line for line in result.stderr.splitlines() if line.startswith(f"fetching {url} (")]
+    received = [line for line in result.stderr.splitlines()
+                if line.startswith(f"fetching {url} (") and not line.endswith("): connecting")]
     assert received, result.stderr
     assert all(re.search(r"\): received \d+/\d+ objects \(\d+%\), [\d.]+ (B|KiB|MiB)$", line) for line in received), \
         received
@@ -211,3 +217,31 @@ def test_a_slow_git_fetch_shows_its_transfer(cluster, slow_repo, tmp_path):
 
     quick = cluster.opctl(*args, "--cache-dir", str(tmp_path / "cache-log"), "--progress-interval", "1s")
     assert quick.returncode == 0 and "fetching" not in quick.stderr, quick.stderr  # nothing new: silent
+
+
+def test_a_server_slow_to_answer_shows_the_fetch_begun_in_every_command_that_loads_the_set(cluster, tmp_path):
+    # Given a git server whose answers start 3 s late, we should see that the fetch has begun before libgit2
+    # hears anything, from validate, status and tree as from fetch.
+    server = HttpGitServer(tmp_path / "http", {"alice": "s3cret-pw"})
+    upstream = Upstream(server.root)
+    upstream.commit({"manifests/cm.yaml": configmap("late", "default")}, "one")
+    proxy = SlowProxy(server.port, 0, first_byte_delay=3)
+    auth = tmp_path / "basic"
+    auth.write_text("alice:s3cret-pw\n")
+    auth.chmod(0o600)
+    url = f"http://127.0.0.1:{proxy.port}/repo.git"
+    try:
+        for command, extra in (("validate", []), ("status", ["--kubeconfig", cluster.kubeconfig]),
+                               ("tree", ["--kubeconfig", cluster.kubeconfig])):
+            result = cluster.opctl(command, "--repo", url, "--git-basic-auth-file", str(auth), "--path", "manifests",
+                                   "--cache-dir", str(tmp_path / f"cache-{command}"), "--progress-interval", "1s",
+                                   *extra)
+            assert result.returncode == 0, (command, result.stderr)
+            connecting = [line for line in result.stderr.splitlines()
+                          if re.fullmatch(rf"fetching {re.escape(url)} \(\d+s\): connecting", line)]
+            assert connecting, (command, result.stderr)
+            assert "s3cret-pw" not in result.stderr + result.stdout
+            assert "late" in result.stdout or command == "validate", (command, result.stdout)
+    finally:
+        proxy.stop()
+        server.stop()

@@ -1,6 +1,8 @@
 // The pass's executor against an in-memory apiserver and a fake clock: the
 // order of writes, what a failure or an interruption stops, prune with uid
 // preconditions, dry runs, and waits that take no real time.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -195,6 +197,26 @@ TEST_CASE("prune deletes what left the set with its uid as precondition and keep
     return request.method == "DELETE" && request.body.find("\"uid\":\"uid-") != std::string::npos;
   });
   CHECK(deletes == 1);
+}
+
+TEST_CASE("after the waves, the pass says when the prune and then the custom kinds begin",
+          "[pass_executor]") {
+  // Given two objects that left the set, we should hear that a prune of two begins, and then that the custom
+  // kinds run, so a progress line does not keep the last wave's words.
+  ExecutorFixture f;
+  f.run({config_map("stays"), config_map("goes"), config_map("also-goes")});
+  std::vector<std::string> stages;
+  f.options.prune = true;
+  f.options.events.on_wave_start = [&stages](long wave, std::size_t) {
+    stages.push_back(fmt::format("wave {}", wave));
+  };
+  f.options.events.on_prune_start = [&stages](std::size_t candidates) {
+    stages.push_back(fmt::format("prune {}", candidates));
+  };
+  f.options.events.on_custom_kinds_start = [&stages] { stages.push_back("custom kinds"); };
+  f.options.run_custom_kinds = [&stages](PassReport&) { stages.push_back("custom kinds ran"); };
+  f.run({config_map("stays")});
+  CHECK(stages == std::vector<std::string>{"wave 0", "prune 2", "custom kinds", "custom kinds ran"});
 }
 
 TEST_CASE("a prune whose delete meets another object under the same name deletes nothing",

@@ -24,6 +24,8 @@ TEST_CASE("a wave's apply shows the objects done of the set", "[pass_progress]")
   CHECK(shown(cli::planning_status(60)) == "planning: reading the live state of 60 objects");
   CHECK(shown(cli::applying_status(0, 40, 15, 60)) == "wave 0: applying 40 objects, 15/60 done");
   CHECK(shown(cli::applying_status(2, 1, 70, 60)) == "wave 2: applying 1 object, 60/60 done");
+  CHECK(shown(cli::pruning_status(3, 60, 60)) == "pruning 3 objects, 60/60 done");
+  CHECK(shown(cli::custom_kinds_status("", 60, 60)) == "custom resources, 60/60 done");
 }
 
 TEST_CASE("a wait names the first object not healthy, why, and how many more", "[pass_progress]") {
@@ -39,15 +41,23 @@ TEST_CASE("a wait names the first object not healthy, why, and how many more", "
 }
 
 TEST_CASE("a git transfer shows objects and bytes, then the deltas", "[pass_progress]") {
-  opctl::source::TransferProgress progress{"https://git.example/ops.git", 400, 120, 100, 0, 0, 1572864};
+  // Before the remote's first answer: the fetch has begun, not finished.
+  opctl::source::TransferProgress progress{.repo = "https://git.example/ops.git"};
+  CHECK(shown(cli::transfer_status(progress)) == "fetching https://git.example/ops.git: connecting");
+  CHECK_FALSE(cli::transfer_finished(progress));
+  progress = {"https://git.example/ops.git", 400, 120, 100, 0, 0, 1572864, false};
   CHECK(shown(cli::transfer_status(progress)) ==
         "fetching https://git.example/ops.git: received 120/400 objects (30%), 1.5 MiB");
   CHECK_FALSE(cli::transfer_finished(progress));
-  progress = {"https://git.example/ops.git", 400, 400, 400, 50, 10, 2097152};
+  progress = {"https://git.example/ops.git", 400, 400, 400, 50, 10, 2097152, false};
   CHECK(shown(cli::transfer_status(progress)) ==
         "fetching https://git.example/ops.git: received 400 objects, 2.0 MiB; resolving deltas 10/50");
   progress.indexed_deltas = 50;
   CHECK(cli::transfer_finished(progress));
+  // A fetch with nothing new never reports totals: its end says so.
+  opctl::source::TransferProgress over{.repo = "https://git.example/ops.git"};
+  over.done = true;
+  CHECK(cli::transfer_finished(over));
   CHECK(cli::byte_size_text(300) == "300 B");
   CHECK(cli::byte_size_text(12 * 1024) == "12.0 KiB");
 }

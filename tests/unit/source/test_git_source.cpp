@@ -341,8 +341,11 @@ TEST_CASE("a fetch reports its transfer progress until every object arrived", "[
   auto options = sandbox.options();
   options.on_transfer = [&reports](const TransferProgress& progress) { reports.push_back(progress); };
   load_desired_source(options);
-  REQUIRE_FALSE(reports.empty());
+  REQUIRE(reports.size() >= 2);
+  CHECK(reports.front().total_objects == 0);  // the fetch began: nothing heard from the remote yet
+  CHECK_FALSE(reports.front().done);
   const TransferProgress& last = reports.back();
+  CHECK(last.done);
   CHECK(last.repo == "file://" + sandbox.upstream.dir.string());
   CHECK(last.total_objects >= 5);  // a commit, two trees and two blobs
   CHECK(last.received_objects == last.total_objects);
