@@ -180,7 +180,7 @@ void InstanceManager::act(Inputs inputs) {
   if (fencing_problem_.empty()) fencing_ = inputs.fenced;
   inputs.fenced = fencing_;
   if (fencing_.fences(identity_.name)) {
-    stay_fenced();
+    stay_fenced(inputs);
     return;
   }
   fenced_ = false;
@@ -254,15 +254,24 @@ void InstanceManager::fence(const std::string& why) {
                   why.empty() ? "not renewed in time" : why));
 }
 
-void InstanceManager::stay_fenced() {
+void InstanceManager::stay_fenced(const Inputs& inputs) {
   ready_ = false;
   fenced_ = true;
-  if (!server_.running()) return;
-  // A clean shutdown: a primary's last WAL reaches the standbys that stream.
-  // Its Lease stays held (renewed on the keeper's thread, never behind
-  // PostgreSQL), and the candidates refuse to replace a fenced primary anyway.
-  stop_at_once();
-  may_write_ = false;
+  if (server_.running()) {
+    // A clean shutdown: a primary's last WAL reaches the standbys that stream.
+    // Its Lease stays held (renewed on the keeper's thread, never behind PostgreSQL).
+    stop_at_once();
+    may_write_ = false;
+  }
+  // A fenced primary keeps its Lease, as CloudNativePG's does: one whose
+  // manager restarted (or whose Pod was recreated) takes it back, with the
+  // rule start() follows, so that on unfencing the same primary returns
+  // instead of a replica that saw the Lease expire. Standby data never does.
+  if (lease_.holds() || !has_data() || data_is_standby()) return;
+  std::optional<LeaseRecord> lease = lease_.observe();
+  if (!lease) return;
+  if (lease->holder == identity_.name || (lease->holder.empty() && inputs.target_primary == identity_.name))
+    take_lease(*lease);
 }
 
 void InstanceManager::promote() {

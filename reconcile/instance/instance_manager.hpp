@@ -101,7 +101,7 @@ class InstanceManager {
   void promote();
   // Named in opctl.io/fenced-instances: PostgreSQL stopped (fast, immediate
   // after a minute), the Pod kept, not Ready; a primary keeps renewing its Lease.
-  void stay_fenced();
+  void stay_fenced(const Inputs& inputs);
   // Whether to take an expired or free Lease now: asks every peer where it is.
   Candidacy candidacy(const Inputs& inputs, const LeaseRecord& lease, const LocalState& local);
   // Switchover: stop, wait until `target` received the last WAL, give it the Lease.

@@ -5,7 +5,8 @@ and everything is read back with kubectl and the host's psql, never through opct
 - fencing a replica: its PostgreSQL stops (psql is refused), its Pod keeps Running, not Ready; the primary keeps
   taking writes; unfencing restarts PostgreSQL in the same Pod, which catches up;
 - fencing the primary: no instance accepts writes, -rw has no endpoint, and nothing fails over, neither the
-  instance managers (past the Lease's expiry) nor the passes; unfencing brings the same primary back with its data;
+  instance managers (past the Lease's expiry, after the fenced primary's manager was killed and restarted in
+  its Pod, so that nobody renews the Lease) nor the passes; unfencing brings the same primary back with its data;
 - a fenced-instances value that is not JSON makes the Cluster Invalid, and fences nothing;
 - hibernation: the replica's Pod goes before the primary's, then every Pod is gone while the volumes, Secrets and
   Services stay; waking starts the primary first, on its volume, and the rows written before are all there.
@@ -13,13 +14,13 @@ and everything is read back with kubectl and the host's psql, never through opct
 OPCTL_E2E_INSTANCE_IMAGE names the instance image to run (default: the testenv's localhost/opctl-postgresql:15),
 for an engineer whose build must not replace another's image of the same name on a shared node.
 """
-import json
 import os
+import signal
 import time
 
 import pytest
 
-from postgres_support import IMAGE, PgCluster, node_psql, prepare_node_suite
+from postgres_support import IMAGE, PgCluster, instance_manager_pid, node_psql, prepare_node_suite
 
 INSTANCE_IMAGE = os.environ.get("OPCTL_E2E_INSTANCE_IMAGE", IMAGE)
 TABLE = "CREATE TABLE IF NOT EXISTS writes (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())"
@@ -125,13 +126,19 @@ def test_a_fenced_replica_stops_serving_in_its_pod_and_catches_up_when_unfenced(
 
 
 def test_a_fenced_primary_is_not_failed_over_and_comes_back_with_its_data(db):
-    # Given the primary db-1 fenced, we should have no writable instance and no -rw endpoint, past the Lease's
-    # expiry and across passes, with db-2 still a replica; unfenced, db-1 is the primary again with every row.
+    # Given the primary db-1 fenced and its manager restarted, we should have no writable instance and no -rw
+    # endpoint, past the Lease's expiry and across passes, with db-2 still a replica; unfenced, db-1 is the primary again with every row.
     uid = db.get("pod", "db-1")["metadata"]["uid"]
     before = write(db, 100, 5)
     annotate(db, "opctl.io/fenced-instances", '["db-1"]')
     wait_for(lambda: fenced_pod(db, "db-1") and refused(db, "db-1"), "db-1 fenced, psql refused", db)
+    # Its manager dies and the container restarts in the same Pod: the new one does not renew the Lease,
+    # which expires; the replica's manager must still not take it (a fenced primary is never replaced).
+    restarts = db.get("pod", "db-1")["status"]["containerStatuses"][0]["restartCount"]
+    os.kill(instance_manager_pid(db, "db-1"), signal.SIGKILL)
     fenced_at = time.time()
+    wait_for(lambda: db.get("pod", "db-1")["status"]["containerStatuses"][0]["restartCount"] > restarts
+             and fenced_pod(db, "db-1"), "db-1's container restarted, still fenced", db, timeout=60)
     wait_for(lambda: db.rw_endpoints() == [], "-rw without endpoints", db, timeout=30)
     while time.time() - fenced_at < PAST_LEASE_EXPIRY:
         db.reconcile()
