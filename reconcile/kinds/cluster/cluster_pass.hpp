@@ -7,7 +7,9 @@
 // The steps live in their own files: cluster_bootstrap.cpp (new cluster,
 // restore), major_upgrade.cpp, cluster_primary.cpp (failover, switchover,
 // restart), failed_pods.cpp, scaling.cpp, rolling_update.cpp, final_backup.cpp,
-// and the PodDisruptionBudgets in cluster_children.cpp.
+// hibernation.cpp and fencing.cpp (the opctl.io/hibernation and
+// opctl.io/fenced-instances annotations), and the PodDisruptionBudgets in
+// cluster_children.cpp.
 #pragma once
 
 #include <chrono>
