@@ -724,6 +724,9 @@ TEST_CASE(
   CHECK_FALSE(a.ready());
   CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1").exit_code != 0);
   a.restart_manager();  // its container restarts: the new manager does not hold the Lease yet
+  // ... and cannot take it back (the API server out of its reach): the Lease expires, and db-2 must still
+  // not take it while the primary is fenced.
+  a.lease_link.cut_off = true;
   auto restarted = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() - restarted < test_timings().duration * 2) {
     a.step();
@@ -733,6 +736,8 @@ TEST_CASE(
   }
   CHECK(a.report().role == "fenced");
   CHECK(loopback.lease().read()->holder == "db-1");
+  a.lease_link.cut_off = false;
+  step_until({&a, &b}, [&] { return a.keeper->holds(); });  // taken back while still fenced
 
   // db-2 steps first: it would win a race for an expired Lease against db-1 starting up.
   for (Node* node : {&a, &b})
