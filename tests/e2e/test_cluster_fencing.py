@@ -5,8 +5,8 @@ and everything is read back with kubectl and the host's psql, never through opct
 - fencing a replica: its PostgreSQL stops (psql is refused), its Pod keeps Running, not Ready; the primary keeps
   taking writes; unfencing restarts PostgreSQL in the same Pod, which catches up;
 - fencing the primary: no instance accepts writes, -rw has no endpoint, and nothing fails over, neither the
-  instance managers (past the Lease's expiry, after the fenced primary's manager was killed and restarted in
-  its Pod, so that nobody renews the Lease) nor the passes; unfencing brings the same primary back with its data;
+  instance managers (for longer than the Lease's duration, across a restart of the fenced primary's manager in
+  its Pod) nor the passes (tests/instance covers a Lease that expires while the primary is fenced); unfencing brings the same primary back with its data;
 - a fenced-instances value that is not JSON makes the Cluster Invalid, and fences nothing;
 - hibernation: the replica's Pod goes before the primary's, then every Pod is gone while the volumes, Secrets and
   Services stay; waking starts the primary first, on its volume, and the rows written before are all there.
@@ -132,8 +132,8 @@ def test_a_fenced_primary_is_not_failed_over_and_comes_back_with_its_data(db):
     before = write(db, 100, 5)
     annotate(db, "opctl.io/fenced-instances", '["db-1"]')
     wait_for(lambda: fenced_pod(db, "db-1") and refused(db, "db-1"), "db-1 fenced, psql refused", db)
-    # Its manager dies and the container restarts in the same Pod: the new one does not renew the Lease,
-    # which expires; the replica's manager must still not take it (a fenced primary is never replaced).
+    # Its manager dies and the container restarts in the same Pod: the new one takes the Lease back while
+    # fenced, and the replica's manager must not take it meanwhile (a fenced primary is never replaced).
     restarts = db.get("pod", "db-1")["status"]["containerStatuses"][0]["restartCount"]
     os.kill(instance_manager_pid(db, "db-1"), signal.SIGKILL)
     fenced_at = time.time()
