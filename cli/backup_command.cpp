@@ -55,6 +55,11 @@ int run_backup(BackupOptions& options) {
   Json cluster = get_or_fail(client, clusters, namespace_name, input.spec.cluster);
   input.image = backup::cluster_image(&cluster, input.image);
   input.run_as = backup::cluster_run_as(&cluster);
+  if (backup::cluster_hibernated(&cluster))
+    throw ClusterError(
+        fmt::format("Cluster {}/{} hibernates (opctl.io/hibernation): it has no instance to back up; "
+                    "set the annotation to \"off\" first",
+                    namespace_name, input.spec.cluster));
 
   auto seconds =
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch());

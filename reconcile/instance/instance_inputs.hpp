@@ -64,11 +64,16 @@ struct Inputs {
   int max_sync_replicas = 0;
   std::chrono::seconds failover_delay{0};
   LeaseTimings lease_timings;
+  // opctl.io/fenced-instances, parsed; `fencing_problem` says why the value
+  // cannot be read (then `fenced` is empty and the manager keeps the last good one).
+  kinds::cluster::FencedInstances fenced;
+  std::string fencing_problem;
+  bool hibernation = false;  // opctl.io/hibernation: "on" (the pass stops the Pods, primary last)
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
 struct InstanceReport {
-  std::string role;          // primary | replica | stopped
+  std::string role;          // primary | replica | stopped | fenced
   std::string current_lsn;   // primary: pg_current_wal_lsn()
   std::string received_lsn;  // replica: pg_last_wal_receive_lsn()
   std::string replay_lsn;    // replica: pg_last_wal_replay_lsn()

@@ -175,6 +175,15 @@ void InstanceManager::act(Inputs inputs) {
     ready_ = false;
     return;
   }
+  // A value that cannot be read changes nothing: fencing an instance by a typo is as bad as unfencing it.
+  fencing_problem_ = inputs.fencing_problem;
+  if (fencing_problem_.empty()) fencing_ = inputs.fenced;
+  inputs.fenced = fencing_;
+  if (fencing_.fences(identity_.name)) {
+    stay_fenced(inputs);
+    return;
+  }
+  fenced_ = false;
   std::optional<LeaseRecord> lease = lease_.observe();
   if (!lease)
     throw InstanceError(fmt::format("waiting for the primary Lease {} (a pass creates it)",
@@ -245,6 +254,26 @@ void InstanceManager::fence(const std::string& why) {
                   why.empty() ? "not renewed in time" : why));
 }
 
+void InstanceManager::stay_fenced(const Inputs& inputs) {
+  ready_ = false;
+  fenced_ = true;
+  if (server_.running()) {
+    // A clean shutdown: a primary's last WAL reaches the standbys that stream.
+    // Its Lease stays held (renewed on the keeper's thread, never behind PostgreSQL).
+    stop_at_once();
+    may_write_ = false;
+  }
+  // A fenced primary keeps its Lease, as CloudNativePG's does: one whose
+  // manager restarted (or whose Pod was recreated) takes it back, with the
+  // rule start() follows, so that on unfencing the same primary returns
+  // instead of a replica that saw the Lease expire. Standby data never does.
+  if (lease_.holds() || !has_data() || data_is_standby()) return;
+  std::optional<LeaseRecord> lease = lease_.observe();
+  if (!lease) return;
+  if (lease->holder == identity_.name || (lease->holder.empty() && inputs.target_primary == identity_.name))
+    take_lease(*lease);
+}
+
 void InstanceManager::promote() {
   ready_ = false;
   may_write_ = true;
@@ -294,6 +323,8 @@ Candidacy InstanceManager::candidacy(const Inputs& inputs, const LeaseRecord& le
   view.target_primary = inputs.target_primary;
   view.target_is_live_peer =
       std::find(inputs.peers.begin(), inputs.peers.end(), inputs.target_primary) != inputs.peers.end();
+  view.fenced = inputs.fenced;
+  view.hibernating = inputs.hibernation;
   // Nobody is asked while the Lease is held and fresh: that is every step of a healthy Cluster.
   if (!lease.holder.empty() && view.expired_for.count() == 0) return consider_candidacy(view);
   for (const auto& address : inputs.addresses) {
@@ -692,7 +723,7 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
   InstanceReport report;
   report.error = published_error();
   if (!server_.running() || !local) {
-    report.role = "stopped";
+    report.role = fenced_ ? "fenced" : "stopped";
   } else if (local->in_recovery) {
     report.role = "replica";
     report.received_lsn = local->received_lsn;
@@ -715,7 +746,7 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
 std::string InstanceManager::published_error() const {
   std::string text = error_;
   for (const std::string* problem :
-       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_})
+       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_, &fencing_problem_})
     if (!problem->empty()) text += (text.empty() ? "" : "; ") + *problem;
   // The passwords observed last and those in use, whichever a message might quote.
   if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);

@@ -99,6 +99,9 @@ class InstanceManager {
   // Lost the Lease while writable: stop at once (immediate), throw why.
   [[noreturn]] void fence(const std::string& why);
   void promote();
+  // Named in opctl.io/fenced-instances: PostgreSQL stopped (fast, immediate
+  // after a minute), the Pod kept, not Ready; a primary keeps renewing its Lease.
+  void stay_fenced(const Inputs& inputs);
   // Whether to take an expired or free Lease now: asks every peer where it is.
   Candidacy candidacy(const Inputs& inputs, const LeaseRecord& lease, const LocalState& local);
   // Switchover: stop, wait until `target` received the last WAL, give it the Lease.
@@ -145,7 +148,10 @@ class InstanceManager {
   std::string archive_problem_;                    // why nothing is archived, reported
   std::string lease_problem_;       // why this instance does not take the Lease, when a failover waits
   std::string switchover_problem_;  // why a switchover waits
-  bool may_write_ = false;          // PostgreSQL was started as a primary or promoted, and still runs
+  std::string fencing_problem_;     // why opctl.io/fenced-instances cannot be read, reported
+  kinds::cluster::FencedInstances fencing_;  // the last readable opctl.io/fenced-instances
+  bool fenced_ = false;                      // this instance is fenced: it reports role "fenced"
+  bool may_write_ = false;  // PostgreSQL was started as a primary or promoted, and still runs
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "instance/instance_error.hpp"
+#include "kinds/cluster/cluster_annotations.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/kind_time.hpp"
 #include "kube/api_error.hpp"
@@ -121,6 +122,14 @@ Inputs KubeEnvironment::observe() {
   inputs.lease_timings.renew_deadline =
       timing("/spec/primaryLease/renewDeadlineSeconds", defaults.renew_deadline);
   inputs.lease_timings.retry_period = timing("/spec/primaryLease/retryPeriodSeconds", defaults.retry_period);
+
+  auto fenced = names::parse_fenced_instances(
+      names::annotation_text(cluster.object, names::k_fenced_instances_annotation));
+  inputs.fenced = fenced.value;
+  inputs.fencing_problem = fenced.error;
+  // A value that cannot be read is not "on": only the pass acts on hibernation, and reports it.
+  inputs.hibernation =
+      names::parse_hibernation(names::annotation_text(cluster.object, names::k_hibernation_annotation)).value;
 
   auto now = SteadyClock::now();
   if (!credentials_ || now - credentials_read_at_ > 10s) {

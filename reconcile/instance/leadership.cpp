@@ -35,6 +35,17 @@ bool further(int timeline_a, const std::optional<Lsn>& a, int timeline_b, const 
 }
 
 Candidacy consider_candidacy(const CandidateView& view) {
+  if (view.hibernating)
+    return {false, "the Cluster hibernates (opctl.io/hibernation: on): nobody takes the primary Lease"};
+  if (view.fenced.fences(view.self)) return {false, "this instance is fenced (opctl.io/fenced-instances)"};
+  // CloudNativePG's rule: a fenced primary is not failed over, whether its
+  // Lease is held, expired (its Pod restarted while fenced) or freed.
+  const std::string& primary = view.lease.holder.empty() ? view.target_primary : view.lease.holder;
+  if (view.fenced.fences(primary))
+    return {false,
+            fmt::format("the primary {} is fenced (opctl.io/fenced-instances): no failover until it is "
+                        "unfenced",
+                        primary)};
   if (!view.running_as_standby) return {false, "PostgreSQL does not run as a standby here"};
   const LeaseRecord& lease = view.lease;
   if (!lease.holder.empty()) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/cluster/cluster_annotations.hpp"
 #include "kinds/cluster/lsn.hpp"
 
 namespace opctl::instance {
@@ -105,6 +106,10 @@ struct CandidateView {
   // The target is another instance whose Pod is listed and not being deleted:
   // a free Lease is left to it for one Lease duration (a Cluster started again).
   bool target_is_live_peer = false;
+  // Stopped on purpose (opctl-cluster-kind(5)): a fenced primary keeps the
+  // Lease until it is unfenced, and a hibernating Cluster has no primary to replace.
+  kinds::cluster::FencedInstances fenced;
+  bool hibernating = false;
 };
 
 struct Candidacy {

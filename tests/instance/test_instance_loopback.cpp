@@ -706,5 +706,48 @@ TEST_CASE("the watchdog stops a primary whose manager stalls and cannot renew, b
   a.lease_link.cut_off = false;
 }
 
+TEST_CASE(
+    "a fenced primary stops, keeps its Lease across a restart, and is the primary again when unfenced") {
+  // Given db-1 the primary and db-2 streaming, fencing db-1 should stop its PostgreSQL (clean: db-2 has its
+  // last WAL) and keep the Lease, even once its manager restarted and the Lease could have expired; db-2
+  // never takes it, and unfencing brings db-1 back writable with every row.
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
+  step_until({&a}, [&] { return a.ready(); });
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  app_sql(port_a, "CREATE TABLE t (id int primary key); INSERT INTO t SELECT generate_series(1, 100)");
+
+  for (Node* node : {&a, &b})
+    node->environment.inputs.fenced.names = {"db-1"};
+  step_until({&a, &b}, [&] { return a.report().role == "fenced"; });
+  CHECK_FALSE(a.ready());
+  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1").exit_code != 0);
+  a.restart_manager();  // its container restarts: the new manager does not hold the Lease yet
+  // ... and cannot take it back (the API server out of its reach): the Lease expires, and db-2 must still
+  // not take it while the primary is fenced.
+  a.lease_link.cut_off = true;
+  auto restarted = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - restarted < test_timings().duration * 2) {
+    a.step();
+    b.step();
+    REQUIRE(b.report().role == "replica");
+    std::this_thread::sleep_for(300ms);
+  }
+  CHECK(a.report().role == "fenced");
+  CHECK(loopback.lease().read()->holder == "db-1");
+  a.lease_link.cut_off = false;
+  step_until({&a, &b}, [&] { return a.keeper->holds(); });  // taken back while still fenced
+
+  // db-2 steps first: it would win a race for an expired Lease against db-1 starting up.
+  for (Node* node : {&a, &b})
+    node->environment.inputs.fenced = {};
+  step_until({&b, &a}, [&] { return a.ready() && b.ready(); });
+  CHECK(a.report().role == "primary");
+  app_sql(port_a, "INSERT INTO t VALUES (101)");
+  CHECK(app_sql(port_a, "SELECT count(*) FROM t") == "101");
+  CHECK(b.report().role == "replica");
+}
+
 }  // namespace
 }  // namespace opctl::instance

@@ -1,5 +1,6 @@
 #include "kinds/backup/backup_job.hpp"
 
+#include "kinds/cluster/cluster_annotations.hpp"
 #include "kinds/kind_reconciler.hpp"
 #include "kinds/postgres_image.hpp"
 
@@ -75,6 +76,14 @@ RunAs cluster_run_as(const Json* cluster) {
   if (spec.contains("postgresGID") && spec["postgresGID"].is_number_integer())
     run_as.gid = spec["postgresGID"];
   return run_as;
+}
+
+bool cluster_hibernated(const Json* cluster) {
+  if (cluster == nullptr) return false;
+  using namespace kinds::cluster;
+  if (parse_hibernation(annotation_text(*cluster, k_hibernation_annotation)).value) return true;
+  Json::json_pointer at("/status/hibernated");
+  return cluster->contains(at) && (*cluster)[at].is_boolean() && (*cluster)[at].get<bool>();
 }
 
 std::string backup_script() {

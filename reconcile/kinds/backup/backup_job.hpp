@@ -49,6 +49,9 @@ struct JobInput {
 std::string cluster_image(const model::Json* cluster, const std::string& default_image);
 // The user and group of a live Cluster's instances, or the defaults.
 RunAs cluster_run_as(const model::Json* cluster);
+// The live Cluster hibernates (opctl.io/hibernation: "on", or it has not
+// woken yet): it has no instance to back up, so no backup Job starts.
+bool cluster_hibernated(const model::Json* cluster);
 
 // The Job's spec (the CronJob's jobTemplate.spec).
 model::Json job_spec(const JobInput& input);

@@ -115,6 +115,7 @@ class Pass {
           fmt::format("Cluster \"{}\" not found in namespace {}", spec_.cluster, input_.namespace_name));
     input_.image = cluster_image(cluster, default_image_);
     input_.run_as = cluster_run_as(cluster);
+    hibernated_ = cluster_hibernated(cluster);
     seen_ = observe(observed_, input_.backup_name, input_.backup_uid);
     apply_retention();
     desire_children();
@@ -149,10 +150,17 @@ class Pass {
   std::string once_name() const { return input_.backup_name + "-once"; }
 
   void desire_children() {
-    if (spec_.schedule) result_.children.push_back(cron_job(input_));
-    // The one-off Job is created once: again only if it is gone and never succeeded.
+    if (spec_.schedule) {
+      Json cron = cron_job(input_);
+      // Suspended while the Cluster hibernates, as the spec's own suspend: nothing to back up.
+      if (hibernated_) cron["spec"]["suspend"] = true;
+      result_.children.push_back(std::move(cron));
+    }
+    // The one-off Job is created once: again only if it is gone and never succeeded (and not while the
+    // Cluster hibernates: once it wakes).
     bool succeeded_before = previous_.contains("lastSuccessfulTime");
-    if (once_run() != nullptr || (!spec_.schedule && !succeeded_before && !deleted_.contains(once_name()))) {
+    bool wanted = !spec_.schedule && !succeeded_before && !deleted_.contains(once_name()) && !hibernated_;
+    if (once_run() != nullptr || wanted) {
       Json job = backup_job(input_, once_name(), "once");
       job["metadata"]["annotations"][k_create_only_annotation] = "true";
       result_.children.push_back(std::move(job));
@@ -176,7 +184,7 @@ class Pass {
     if (last_schedule) status["lastScheduleTime"] = format_time(*last_schedule);
     if (last_success) status["lastSuccessfulTime"] = format_time(*last_success);
     write_artifacts(status);
-    if (spec_.schedule && !spec_.suspend) {
+    if (spec_.schedule && !spec_.suspend && !hibernated_) {
       auto zone = cron::TimeZone::load(spec_.time_zone);
       auto schedule = cron::CronSchedule::parse(*spec_.schedule);
       auto now = std::chrono::floor<std::chrono::seconds>(now_);
@@ -205,6 +213,12 @@ class Pass {
   }
 
   Condition ready(const std::optional<TimePoint>& last_success) {
+    std::string hibernating = fmt::format(
+        "the Cluster {} hibernates (opctl.io/hibernation): no backup starts until it wakes", spec_.cluster);
+    if (spec_.schedule && hibernated_ && !spec_.suspend)
+      return {"Ready", true, "ClusterHibernated", hibernating};
+    if (!spec_.schedule && hibernated_ && once_run() == nullptr && !last_success)
+      return {"Ready", false, "ClusterHibernated", hibernating};
     if (spec_.schedule) {
       if (spec_.suspend)
         return {"Ready", true, "Suspended", "the schedule is suspended: no new backups start"};
@@ -248,6 +262,7 @@ class Pass {
   const Observed& observed_;
   TimePoint now_;
   std::string default_image_;  // of a Cluster without spec.imageName, resolved
+  bool hibernated_ = false;    // the Cluster hibernates: no backup Job starts
   Json previous_;
   BackupSpec spec_;
   JobInput input_;

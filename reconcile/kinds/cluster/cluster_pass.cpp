@@ -80,13 +80,13 @@ void ClusterPass::reconcile_running() {
   if (BackupProblem problem; !spec_.wal_archive_backup.empty() && !wal_archive(problem))
     degrade(problem.reason, problem.message + "; the instances run without WAL archiving until it exists");
   record_failed_pods();
-  if (bootstrap() || major_upgrade() || !manage_primary()) return;
+  read_stop_annotations();
+  if (bootstrap() || major_upgrade() || hibernate() || primary_fenced() || wake_up() || !manage_primary())
+    return;
   if (recreate_failed_pods() || scale_down() || wait_for_instances() || scale_up() || rolling_update() ||
       promote_request())
     return;
-  progress(
-      "Healthy", "",
-      fmt::format("{} instances Ready, {} is the primary", view_.instances.size(), status_.current_primary));
+  report_settled();
 }
 
 std::string ClusterPass::effective_image() const {
@@ -108,8 +108,15 @@ std::optional<WalArchive> ClusterPass::wal_archive(BackupProblem& problem) const
 
 std::vector<ReplicaReport> ClusterPass::replica_reports(const std::string& except) const {
   std::vector<ReplicaReport> reports;
-  for (const auto& [serial, instance] : view_.instances)
-    if (instance.name != except) reports.push_back(instance.report(now_));
+  for (const auto& [serial, instance] : view_.instances) {
+    if (instance.name == except) continue;
+    reports.push_back(instance.report(now_));
+    // Its PostgreSQL is stopped on purpose: never a candidate, whatever it last reported.
+    if (fenced_.fences(instance.name)) {
+      reports.back().ready = false;
+      reports.back().unpromotable = "it is fenced (opctl.io/fenced-instances)";
+    }
+  }
   return reports;
 }
 
@@ -258,6 +265,7 @@ void ClusterPass::tell_instance_errors() {
 
 std::vector<Condition> ClusterPass::conditions() const {
   bool ready = plan_.phase == "Healthy" && plan_.degraded.empty();
+  bool hibernated = plan_.phase == "Hibernated";
   // What the instance managers report they cannot do (a Secret they refuse, an
   // initdb they refuse, a clone that fails), by instance; it does not fail a
   // pass by itself: the phase says whether the Cluster serves.
@@ -269,6 +277,11 @@ std::vector<Condition> ClusterPass::conditions() const {
        plan_.progressing.empty() ? "" : plan_.phase_reason},
       {"Degraded", !plan_.degraded.empty(), plan_.degraded.empty() ? "AsExpected" : plan_.degraded,
        plan_.degraded_message},
+      // CloudNativePG's cnpg.io/hibernation condition: True only once every Pod is gone.
+      {"Hibernated", hibernated,
+       hibernated ? "Hibernated" : (plan_.phase == "Hibernating" ? "Hibernating" : "NotHibernated"),
+       hibernated || plan_.phase == "Hibernating" ? plan_.phase_reason : ""},
+      {"Fenced", fenced_.any(), fenced_.any() ? "InstancesFenced" : "NotFenced", fenced_message()},
   };
 }
 

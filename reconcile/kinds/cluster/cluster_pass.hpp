@@ -7,7 +7,9 @@
 // The steps live in their own files: cluster_bootstrap.cpp (new cluster,
 // restore), major_upgrade.cpp, cluster_primary.cpp (failover, switchover,
 // restart), failed_pods.cpp, scaling.cpp, rolling_update.cpp, final_backup.cpp,
-// and the PodDisruptionBudgets in cluster_children.cpp.
+// hibernation.cpp and fencing.cpp (the opctl.io/hibernation and
+// opctl.io/fenced-instances annotations), and the PodDisruptionBudgets in
+// cluster_children.cpp.
 #pragma once
 
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/cluster/cluster_annotations.hpp"
 #include "kinds/cluster/cluster_children.hpp"
 #include "kinds/cluster/cluster_spec.hpp"
 #include "kinds/cluster/cluster_status.hpp"
@@ -76,6 +79,17 @@ class ClusterPass {
   void update_primary();
   bool promote_request();
 
+  // opctl.io/hibernation and opctl.io/fenced-instances (hibernation.cpp).
+  void read_stop_annotations();
+  // Hibernating: the replicas' Pods go, then the primary's; true while hibernating or hibernated.
+  bool hibernate();
+  // Woken: the primary's Pod first, the replicas' once it serves; true until it does.
+  bool wake_up();
+  // The Cluster's primary is fenced: no failover, no switchover until it is unfenced.
+  bool primary_fenced();
+  // Every step is done: Healthy, or Fenced when an instance is.
+  void report_settled();
+
   // Failed Pods: what is deleted and why (failed_pods.cpp).
   void record_failed_pods();
   // Instances whose image cannot be pulled: the phase reason says how to make it exist (image_pulls.cpp).
@@ -115,11 +129,16 @@ class ClusterPass {
 
   std::vector<model::Json> children() const;
   std::vector<Condition> conditions() const;
+  // Which instances are fenced, for the Fenced condition; empty when none.
+  std::string fenced_message() const;
   // The instances' opctl.io/instance-error annotations, "instance: error" joined by "; ".
   std::string instance_errors() const;
   // A Warning Event when that message is new (differs from the live InstanceErrors condition's).
   void tell_instance_errors();
   model::Json instance_states() const;
+
+  FencedInstances fenced_;    // the readable value of opctl.io/fenced-instances
+  bool hibernation_ = false;  // opctl.io/hibernation: "on"
 
   const ClusterSpec& spec_;
   const Observed& observed_;

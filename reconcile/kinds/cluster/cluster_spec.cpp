@@ -5,6 +5,8 @@
 #include <cctype>
 #include <regex>
 
+#include "kinds/cluster/cluster_annotations.hpp"
+
 namespace opctl::kinds::cluster {
 namespace {
 
@@ -258,22 +260,25 @@ Schema cluster_status_schema() {
       .field("recovery", std::move(recovery))
       .field("majorUpgrade", std::move(major_upgrade))
       .field("finalBackup", std::move(final_backup))
-      .field(
-          "instanceStates",
-          Schema::array(
-              Schema::object()
-                  .describe("what an instance's manager last reported on its Pod")
-                  .field("name", Schema::string())
-                  .field("role", Schema::string().describe("primary, replica or stopped: what PostgreSQL is"))
-                  .field("ready", Schema::boolean())
-                  .field("timeline", Schema::string())
-                  .field("currentLsn", Schema::string().describe("the primary's WAL position"))
-                  .field("receivedLsn", Schema::string().describe("a replica's last received position"))
-                  .field("replayLsn", Schema::string().describe("a replica's last replayed position"))
-                  .field("lagBytes",
-                         Schema::integer().describe("the primary's position minus the replayed one"))
-                  .field("streaming", Schema::boolean())
-                  .field("error", Schema::string())))
+      .field("instanceStates",
+             Schema::array(
+                 Schema::object()
+                     .describe("what an instance's manager last reported on its Pod")
+                     .field("name", Schema::string())
+                     .field("role", Schema::string().describe(
+                                        "primary, replica, stopped or fenced: what PostgreSQL is"))
+                     .field("ready", Schema::boolean())
+                     .field("timeline", Schema::string())
+                     .field("currentLsn", Schema::string().describe("the primary's WAL position"))
+                     .field("receivedLsn", Schema::string().describe("a replica's last received position"))
+                     .field("replayLsn", Schema::string().describe("a replica's last replayed position"))
+                     .field("lagBytes",
+                            Schema::integer().describe("the primary's position minus the replayed one"))
+                     .field("streaming", Schema::boolean())
+                     .field("error", Schema::string())))
+      .field("hibernated",
+             Schema::boolean().describe("opctl.io/hibernation stopped the Pods; cleared once the primary "
+                                        "serves again"))
       .field("lastPromoteRequest",
              Schema::string().describe("the opctl.io/promote annotation last acted upon"))
       .field("observedGeneration", Schema::integer())
@@ -289,6 +294,15 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
          fmt::format("\"{}\" must be a DNS label of at most {} characters (lowercase letters, digits, "
                      "'-'), since it prefixes the names of its Pods, Services and Secrets",
                      name, k_max_name_length)});
+  // A malformed value is refused before it is applied (a live one is reported by the pass).
+  if (auto hibernation = parse_hibernation(annotation_text(resource, k_hibernation_annotation));
+      !hibernation.error.empty())
+    issues.push_back(
+        {"/metadata/annotations/opctl.io~1hibernation", "metadata.annotations", hibernation.error});
+  if (auto fenced = parse_fenced_instances(annotation_text(resource, k_fenced_instances_annotation));
+      !fenced.error.empty())
+    issues.push_back(
+        {"/metadata/annotations/opctl.io~1fenced-instances", "metadata.annotations", fenced.error});
   if (!resource.contains("spec") || resource["spec"].is_null()) {
     issues.push_back({"/spec", "spec", "missing required field"});
     return issues;

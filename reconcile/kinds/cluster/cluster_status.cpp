@@ -56,6 +56,8 @@ ClusterStatus ClusterStatus::from_json(const Json& status) {
     out.final_backup = FinalBackupStatus{text(*final_backup, "backup"), text(*final_backup, "job"),
                                          text(*final_backup, "phase")};
   out.last_promote_request = text(status, "lastPromoteRequest");
+  out.hibernated = status.is_object() && status.contains("hibernated") && status["hibernated"].is_boolean() &&
+                   status["hibernated"].get<bool>();
   return out;
 }
 
@@ -98,6 +100,7 @@ Json ClusterStatus::to_json() const {
   }
   if (!instance_states.empty()) out["instanceStates"] = instance_states;
   put(out, "lastPromoteRequest", last_promote_request);
+  if (hibernated) out["hibernated"] = true;
   put(out, "phase", phase);
   put(out, "phaseReason", phase_reason);
   return out;

@@ -48,6 +48,9 @@ struct ClusterStatus {
   std::optional<MajorUpgradeStatus> major_upgrade;
   std::optional<FinalBackupStatus> final_backup;
   std::string last_promote_request;
+  // opctl.io/hibernation stopped the Pods: set from the first hibernating pass
+  // until the primary serves again after waking, so the replicas wait for it.
+  bool hibernated = false;
 
   // Computed by every pass, written for users and `kubectl get`.
   int instances = 0;

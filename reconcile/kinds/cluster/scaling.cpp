@@ -36,7 +36,8 @@ bool ClusterPass::wait_for_instances() {
   PodTemplate pod_template = desired_template();
   bool rolling = false;
   for (const auto& [serial, instance] : view_.instances) {
-    if (!instance.ready()) waiting.push_back(instance.name);
+    // A fenced instance is not Ready on purpose.
+    if (!instance.ready() && !fenced_.fences(instance.name)) waiting.push_back(instance.name);
     if (instance.has_live_pod() && instance.pod_spec_hash() != pod_template.hash) rolling = true;
   }
   if (waiting.empty()) return false;

@@ -41,6 +41,39 @@ CandidateView expired_view() {
 
 }  // namespace
 
+TEST_CASE("a fenced primary is never replaced, and a fenced or hibernating instance never takes the Lease",
+          "[instance][fencing]") {
+  // Given db-1's Lease expired (its Pod restarted while fenced), we should not take it while db-1 is
+  // fenced, nor once it freed the Lease while still the Cluster's primary.
+  CandidateView view = expired_view();
+  REQUIRE(consider_candidacy(view).take);
+  view.fenced.names = {"db-1"};
+  auto decision = consider_candidacy(view);
+  CHECK_FALSE(decision.take);
+  CHECK(decision.reason ==
+        "the primary db-1 is fenced (opctl.io/fenced-instances): no failover until it is unfenced");
+  view.lease.holder = "";
+  CHECK_FALSE(consider_candidacy(view).take);
+
+  view = expired_view();
+  view.fenced.all = true;
+  CHECK_FALSE(consider_candidacy(view).take);
+
+  view = expired_view();
+  view.fenced.names = {"db-2"};
+  CHECK(consider_candidacy(view).reason == "this instance is fenced (opctl.io/fenced-instances)");
+
+  // Another replica fenced changes nothing for this one.
+  view = expired_view();
+  view.fenced.names = {"db-3"};
+  CHECK(consider_candidacy(view).take);
+
+  view = expired_view();
+  view.hibernating = true;
+  CHECK_FALSE(consider_candidacy(view).take);
+  CHECK_THAT(consider_candidacy(view).reason, Catch::Contains("hibernates"));
+}
+
 TEST_CASE("a held Lease is never taken; an expired one by the furthest replica that answers", "[instance]") {
   CandidateView view = expired_view();
   auto decision = consider_candidacy(view);

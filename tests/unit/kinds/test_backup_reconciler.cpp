@@ -312,3 +312,34 @@ TEST_CASE("the backup Job's Pods carry the owner label, so the Backup sees them"
   CHECK(std::find_if(kinds.begin(), kinds.end(), [](const auto& gvk) { return gvk.kind == "Pod"; }) !=
         kinds.end());
 }
+
+TEST_CASE("given a hibernating Cluster, no backup Job starts: the CronJob is suspended, a one-off waits",
+          "[kinds][backup][hibernation]") {
+  // Given the Cluster annotated opctl.io/hibernation: on (or still waking, status.hibernated), we should
+  // suspend the schedule's CronJob and hold a one-off Job back, saying why.
+  auto run = [](const std::string& spec, const Json& cluster_object) {
+    FixedClock clock("2026-03-10T10:17:00Z");
+    FixedRandom random;
+    Context context{clock, random};
+    Observed observed{backup_object(spec), {}, {cluster_object}, false};
+    return backup::BackupReconciler().reconcile(observed, context);
+  };
+  Json hibernating = cluster();
+  hibernating["metadata"]["annotations"]["opctl.io/hibernation"] = "on";
+  std::string scheduled = "  cluster: db\n  schedule: \"@hourly\"\n  target:\n    pvc: backups\n";
+  auto result = run(scheduled, hibernating);
+  CHECK((*child(result, "CronJob"))["spec"]["suspend"] == true);
+  CHECK_FALSE(result.status.contains("nextScheduleTime"));
+  CHECK(condition(result, "Ready").reason == "ClusterHibernated");
+
+  auto once = run("  cluster: db\n  target:\n    pvc: backups\n", hibernating);
+  CHECK(child(once, "Job") == nullptr);
+  CHECK(condition(once, "Ready").reason == "ClusterHibernated");
+
+  Json waking = cluster();
+  waking["status"]["hibernated"] = true;
+  CHECK((*child(run(scheduled, waking), "CronJob"))["spec"]["suspend"] == true);
+  Json awake = cluster();
+  awake["metadata"]["annotations"]["opctl.io/hibernation"] = "off";
+  CHECK((*child(run(scheduled, awake), "CronJob"))["spec"]["suspend"] == false);
+}
