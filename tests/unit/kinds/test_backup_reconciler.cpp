@@ -18,7 +18,7 @@ Json backup_object(const std::string& spec_yaml) {
   return object;
 }
 
-Json cluster(const std::string& image = "ghcr.io/cloudnative-pg/postgresql:16.4") {
+Json backup_cluster(const std::string& image = "ghcr.io/cloudnative-pg/postgresql:16.4") {
   return {{"apiVersion", "opctl.io/v1alpha1"},
           {"kind", "Cluster"},
           {"metadata", {{"name", "db"}, {"namespace", "shop"}}},
@@ -74,7 +74,7 @@ ReconcileResult reconcile(const Json& parent, std::vector<Json> children = {}, b
   FixedRandom random;
   Context context{clock, random};
   Observed observed{parent, std::move(children), {}, false};
-  if (with_cluster) observed.related.push_back(cluster());
+  if (with_cluster) observed.related.push_back(backup_cluster());
   return backup::BackupReconciler().reconcile(observed, context);
 }
 
@@ -324,7 +324,7 @@ TEST_CASE("given a hibernating Cluster, no backup Job starts: the CronJob is sus
     Observed observed{backup_object(spec), {}, {cluster_object}, false};
     return backup::BackupReconciler().reconcile(observed, context);
   };
-  Json hibernating = cluster();
+  Json hibernating = backup_cluster();
   hibernating["metadata"]["annotations"]["opctl.io/hibernation"] = "on";
   std::string scheduled = "  cluster: db\n  schedule: \"@hourly\"\n  target:\n    pvc: backups\n";
   auto result = run(scheduled, hibernating);
@@ -336,10 +336,10 @@ TEST_CASE("given a hibernating Cluster, no backup Job starts: the CronJob is sus
   CHECK(child(once, "Job") == nullptr);
   CHECK(condition(once, "Ready").reason == "ClusterHibernated");
 
-  Json waking = cluster();
+  Json waking = backup_cluster();
   waking["status"]["hibernated"] = true;
   CHECK((*child(run(scheduled, waking), "CronJob"))["spec"]["suspend"] == true);
-  Json awake = cluster();
+  Json awake = backup_cluster();
   awake["metadata"]["annotations"]["opctl.io/hibernation"] = "off";
   CHECK((*child(run(scheduled, awake), "CronJob"))["spec"]["suspend"] == false);
 }

@@ -28,7 +28,7 @@ opctl::model::Object widget() {
                                    {"metadata", {{"name", "w 1"}, {"namespace", "shop"}}}});
 }
 
-struct Fixture {
+struct ApiClientFixture {
   FakeTransport server;
   RestMapper mapper{server};
   ApiClient client{server, mapper};
@@ -37,7 +37,7 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("status requests go to the status subresource, before the query", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   auto apply = f.client.apply_status_request(widgets(), widget(), {"opctl-status", true, true});
   CHECK(apply.method == "PATCH");
   CHECK(apply.path ==
@@ -57,7 +57,7 @@ TEST_CASE("status requests go to the status subresource, before the query", "[ap
 }
 
 TEST_CASE("delete sends propagation policy, preconditions and dry run in DeleteOptions", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   opctl::kube::DeleteOptions options;
   options.propagation_policy = "Foreground";
   options.precondition_uid = "u-1";
@@ -74,7 +74,7 @@ TEST_CASE("delete sends propagation policy, preconditions and dry run in DeleteO
 }
 
 TEST_CASE("create is never retried blindly; dry run goes in the query", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   auto request = f.client.create_request(widgets(), widget(), true);
   CHECK(request.method == "POST");
   CHECK(request.path == "/apis/example.com/v1/namespaces/shop/widgets?dryRun=All");
@@ -82,7 +82,7 @@ TEST_CASE("create is never retried blindly; dry run goes in the query", "[api_cl
 }
 
 TEST_CASE("list follows continue tokens and sets apiVersion and kind on the items", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   const std::string base = "/apis/example.com/v1/namespaces/shop/widgets?limit=2&labelSelector=app%3Dweb";
   f.server.answer(
       base, 200,
@@ -101,7 +101,7 @@ TEST_CASE("list follows continue tokens and sets apiVersion and kind on the item
 
 TEST_CASE("keep_item cuts each list item down as it is parsed and drops the items it refuses",
           "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   const std::string base = "/apis/example.com/v1/namespaces/shop/widgets?limit=500";
   f.server.answer(
       base, 200,
@@ -125,7 +125,7 @@ TEST_CASE("keep_item cuts each list item down as it is parsed and drops the item
 }
 
 TEST_CASE("an expired continue token starts the list over", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   const std::string base = "/api/v1/namespaces/shop/configmaps?limit=1";
   ResourceInfo info;
   info.gvk = {"", "v1", "ConfigMap"};
@@ -145,7 +145,7 @@ TEST_CASE("an expired continue token starts the list over", "[api_client]") {
 }
 
 TEST_CASE("a list error is a typed ApiError; page_size 0 sends no limit", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   f.server.answer(
       "/apis/example.com/v1/widgets", 403,
       R"({"kind":"Status","code":403,"reason":"Forbidden","message":"widgets is forbidden: User \"u\" cannot list"})");
@@ -163,7 +163,7 @@ TEST_CASE("a list error is a typed ApiError; page_size 0 sends no limit", "[api_
 
 TEST_CASE("list_all reads many collections at once, each to its last page, in order", "[api_client]") {
   // Given two namespaces with two pages and one with a forbidden list,
-  Fixture f;
+  ApiClientFixture f;
   const std::string a = "/apis/example.com/v1/namespaces/a/widgets?limit=500";
   const std::string b = "/apis/example.com/v1/namespaces/b/widgets?limit=500";
   const std::string c = "/apis/example.com/v1/namespaces/c/widgets?limit=500";
@@ -192,7 +192,7 @@ TEST_CASE("list_all reads many collections at once, each to its last page, in or
 }
 
 TEST_CASE("list_all keeps at most a window of lists in flight and refills it as lists end", "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   // Namespace n0 has three pages; every other namespace one.
   const std::string first = "/apis/example.com/v1/namespaces/n0/widgets?limit=500";
   f.server.answer(first, 200, R"({"metadata":{"continue":"p2"},"items":[]})");
@@ -220,7 +220,7 @@ TEST_CASE("list_all keeps at most a window of lists in flight and refills it as 
 
 TEST_CASE("max_pages stops list_all early with the token to go on from; list reads the whole collection",
           "[api_client]") {
-  Fixture f;
+  ApiClientFixture f;
   const std::string base = "/apis/example.com/v1/namespaces/shop/widgets?limit=500";
   f.server.answer(base, 200, R"({"metadata":{"continue":"p2"},"items":[{"metadata":{"name":"a"}}]})");
   f.server.answer(base + "&continue=p2", 200, R"({"metadata":{},"items":[{"metadata":{"name":"b"}}]})");
@@ -242,7 +242,7 @@ TEST_CASE("max_pages stops list_all early with the token to go on from; list rea
 
 TEST_CASE("the write gate is asked before every chunk of writes and stops the rest unsent", "[api_client]") {
   // Given 70 applies and a gate that refuses on its third call, we should send two chunks of 32 and no more.
-  Fixture f;
+  ApiClientFixture f;
   int asked = 0;
   f.client.set_write_gate([&] {
     if (++asked == 3) throw opctl::Error(opctl::ErrorCategory::lock_held, "lost the Lease");
@@ -257,7 +257,7 @@ TEST_CASE("the write gate is asked before every chunk of writes and stops the re
 
 TEST_CASE("reads never ask the write gate", "[api_client]") {
   // Given a gate that always refuses, we should still read.
-  Fixture f;
+  ApiClientFixture f;
   f.client.set_write_gate([] { throw opctl::Error(opctl::ErrorCategory::lock_held, "lost the Lease"); });
   CHECK_NOTHROW(f.client.execute(f.client.get_request(widgets(), "shop", "w")));
 }

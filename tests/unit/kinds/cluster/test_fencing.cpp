@@ -13,7 +13,7 @@ using std::chrono::seconds;
 
 namespace {
 
-World healthy_cluster() {
+World fenceable_cluster() {
   World world(three_instances());
   world.settle();
   REQUIRE(world.phase() == "Healthy");
@@ -43,7 +43,7 @@ void fenced_pod(World& world, const std::string& pod) {
 
 TEST_CASE("a fenced replica keeps its Pod, is not waited for, and the Cluster says Fenced",
           "[cluster][fencing]") {
-  World world = healthy_cluster();
+  World world = fenceable_cluster();
   fence(world, R"(["db-3"])");
   fenced_pod(world, "db-3");
   auto result = world.pass();
@@ -67,7 +67,7 @@ TEST_CASE("a fenced primary is never switched away from: the Cluster has no prim
           "[cluster][fencing]") {
   // Given db-1 (the primary, holding its Lease) fenced and not Ready far past the grace, we should keep
   // db-1 as the target, start no switchover, and say Fenced.
-  World world = healthy_cluster();
+  World world = fenceable_cluster();
   fence(world, R"(["db-1"])");
   fenced_pod(world, "db-1");
   world.pass();
@@ -90,7 +90,7 @@ TEST_CASE("a fenced primary is never switched away from: the Cluster has no prim
 TEST_CASE("a fenced replica is never chosen for a switchover, however far it is", "[cluster][fencing]") {
   // Given the primary not Ready past the grace, and db-2 (the furthest replica) fenced, we should
   // switch over to db-3.
-  World world = healthy_cluster();
+  World world = fenceable_cluster();
   fence(world, R"(["db-2"])");
   fenced_pod(world, "db-2");
   world.set_ready("db-1", false);
@@ -104,7 +104,7 @@ TEST_CASE("a fenced replica is never chosen for a switchover, however far it is"
 
 TEST_CASE("a fenced-instances value that cannot be read makes the Cluster Invalid and changes nothing",
           "[cluster][fencing]") {
-  World world = healthy_cluster();
+  World world = fenceable_cluster();
   fence(world, R"(["db-1"])");
   fenced_pod(world, "db-1");
   world.pass();

@@ -12,7 +12,7 @@ using Names = std::vector<std::string>;
 
 namespace {
 
-World healthy_cluster() {
+World awake_cluster() {
   World world(three_instances());
   world.settle();
   REQUIRE(world.phase() == "Healthy");
@@ -30,7 +30,7 @@ TEST_CASE("hibernation stops the replicas first, then the primary, and keeps vol
           "[cluster][hibernation]") {
   // Given a healthy 3-instance Cluster annotated opctl.io/hibernation: on, we should delete the
   // replicas' Pods, then (once they are gone) the primary's, and report Hibernated with nothing left to do.
-  World world = healthy_cluster();
+  World world = awake_cluster();
   set_annotation(world, "opctl.io/hibernation", "on");
   auto result = world.pass();
   CHECK(world.names("Pod") == Names{"db-1"});
@@ -70,7 +70,7 @@ TEST_CASE("hibernation stops the replicas first, then the primary, and keeps vol
 TEST_CASE("waking starts the same primary first on its volume, then the replicas", "[cluster][hibernation]") {
   // Given a hibernated Cluster whose annotation goes "off", we should create db-1's Pod alone, hold
   // the replicas until it holds the Lease and is Ready, then create them; db-1 stays the primary.
-  World world = healthy_cluster();
+  World world = awake_cluster();
   world.managers_play_lease = false;
   set_annotation(world, "opctl.io/hibernation", "on");
   world.pass();
@@ -101,7 +101,7 @@ TEST_CASE("waking starts the same primary first on its volume, then the replicas
 }
 
 TEST_CASE("removing the hibernation annotation wakes the Cluster like \"off\"", "[cluster][hibernation]") {
-  World world = healthy_cluster();
+  World world = awake_cluster();
   set_annotation(world, "opctl.io/hibernation", "on");
   world.pass();
   world.pass();
@@ -114,7 +114,7 @@ TEST_CASE("removing the hibernation annotation wakes the Cluster like \"off\"", 
 
 TEST_CASE("a hibernation value that cannot be read makes the Cluster Invalid and changes nothing",
           "[cluster][hibernation]") {
-  World world = healthy_cluster();
+  World world = awake_cluster();
   set_annotation(world, "opctl.io/hibernation", "yes");
   world.pass();
   CHECK(world.names("Pod") == Names{"db-1", "db-2", "db-3"});
@@ -137,7 +137,7 @@ TEST_CASE("a hibernation value that cannot be read makes the Cluster Invalid and
 
 TEST_CASE("a switchover under way is called off by hibernation: the Lease's holder stops last",
           "[cluster][hibernation]") {
-  World world = healthy_cluster();
+  World world = awake_cluster();
   world.managers_play_lease = false;
   world.parent["status"]["targetPrimary"] = "db-2";  // a switchover db-1 has not handed over yet
   set_annotation(world, "opctl.io/hibernation", "on");

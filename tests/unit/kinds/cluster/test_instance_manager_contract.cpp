@@ -21,7 +21,7 @@ void running_as(World& world, const std::string& pod, const std::string& role, b
   world.annotate(pod, "opctl.io/instance-role", role);
 }
 
-World healthy_cluster() {
+World reporting_cluster() {
   World world(three_instances());
   world.settle();
   REQUIRE(world.phase() == "Healthy");
@@ -63,7 +63,7 @@ TEST_CASE("instances run the instance manager, with no password in their environ
 }
 
 TEST_CASE("status shows each instance's role, position and lag", "[cluster][instance]") {
-  World world = healthy_cluster();
+  World world = reporting_cluster();
   world.pass();
   const Json& states = world.parent["status"]["instanceStates"];
   REQUIRE(states.size() == 3);
@@ -104,7 +104,7 @@ TEST_CASE("synchronous replication settings are checked against the instances", 
 
 TEST_CASE("an error an instance reports is a condition of the Cluster, without failing the pass",
           "[cluster][instance]") {
-  World world = healthy_cluster();
+  World world = reporting_cluster();
   world.pass();
   CHECK_FALSE(world.condition("InstanceErrors"));
   world.annotate("db-1", "opctl.io/instance-error",
@@ -119,7 +119,7 @@ TEST_CASE("an error an instance reports is a condition of the Cluster, without f
 }
 
 TEST_CASE("a new instance error is told once as a Warning Event on the Cluster", "[cluster][instance]") {
-  World world = healthy_cluster();
+  World world = reporting_cluster();
   auto warnings = [](const opctl::kinds::ReconcileResult& result) {
     std::vector<std::string> messages;
     for (const auto& event : result.events)
