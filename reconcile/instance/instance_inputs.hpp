@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "instance/leadership.hpp"
+#include "kinds/cluster/postgres_configuration.hpp"
 
 namespace opctl::instance {
 
@@ -64,6 +65,8 @@ struct Inputs {
   int max_sync_replicas = 0;
   std::chrono::seconds failover_delay{0};
   LeaseTimings lease_timings;
+  // spec.postgresql and spec.enableSuperuserAccess.
+  kinds::cluster::PostgresConfiguration configuration;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
@@ -75,6 +78,9 @@ struct InstanceReport {
   std::string timeline;
   bool streaming = false;  // replica: the WAL receiver is streaming
   std::string error;       // why the instance cannot serve its role; empty when fine
+  // configuration_hash() of the configuration PostgreSQL has loaded; empty while unknown.
+  std::string config_hash;
+  std::string pending_restart;  // the loaded parameters that wait for a restart, comma-separated
   bool operator==(const InstanceReport&) const = default;
 };
 

@@ -99,8 +99,52 @@ void InstanceManager::write_passfile(const Credentials& credentials) {
   passfile_credentials_ = credentials;
 }
 
-void InstanceManager::write_hba(bool serves_replication) {
-  write_private_file(hba_path(identity_), hba_rules(serves_replication));
+bool InstanceManager::write_hba(bool serves_replication) {
+  serves_replication_ = serves_replication;
+  HbaOptions options;
+  if (inputs_) {
+    options.user_rules = inputs_->configuration.pg_hba;
+    options.superuser_access = inputs_->configuration.superuser_access;
+    for (const auto& address : inputs_->addresses)
+      options.instance_hosts.push_back(address.host);
+  }
+  std::string content = hba_rules(serves_replication, options);
+  if (content == written_hba_ && fs::exists(hba_path(identity_))) return false;
+  write_private_file(hba_path(identity_), content);
+  written_hba_ = content;
+  return true;
+}
+
+bool InstanceManager::write_conf() {
+  std::string content = postgresql_conf(
+      identity_, inputs_ ? inputs_->configuration.parameters : std::map<std::string, std::string>{});
+  if (content == written_conf_ && fs::exists(config_path(identity_))) return false;
+  write_private_file(config_path(identity_), content);
+  written_conf_ = content;
+  return true;
+}
+
+void InstanceManager::apply_configuration(PgConnection& db) {
+  if (!reloaded_hash_.empty()) {
+    // A reload is asynchronous: this is a later connection, forked after the postmaster reread the files.
+    pending_restart_ = db.value(
+        "SELECT coalesce(string_agg(name, ',' ORDER BY name), '') FROM pg_settings WHERE pending_restart");
+    // pg_file_settings parses the files now; a value waiting for a restart is not an error.
+    config_problem_ = db.value(
+        "SELECT coalesce(string_agg(coalesce(name, sourcefile || ':' || sourceline) || ': ' || error, '; '), "
+        "'') "
+        "FROM pg_file_settings WHERE error IS NOT NULL AND error <> 'setting could not be applied'");
+    if (!config_problem_.empty())
+      config_problem_ = "spec.postgresql.parameters not applied: " + config_problem_;
+    loaded_hash_ = reloaded_hash_;
+    reloaded_hash_.clear();
+  }
+  std::string wanted = kinds::cluster::configuration_hash(inputs_->configuration);
+  bool conf_changed = write_conf();
+  bool hba_changed = write_hba(serves_replication_);
+  if (!conf_changed && !hba_changed) return;
+  db.query("SELECT pg_reload_conf()");
+  reloaded_hash_ = wanted;
 }
 
 void InstanceManager::step() {
@@ -198,6 +242,10 @@ void InstanceManager::act(Inputs inputs) {
   if (!server_.running()) {
     start(inputs, *lease);
     return;
+  }
+  {
+    PgConnection db = tools_.connect_local();
+    apply_configuration(db);
   }
   LocalState local = read_local_state();
   if (!local.in_recovery) {
@@ -501,7 +549,13 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
     std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
   }
   write_hba(as_primary);
+  write_conf();
   server_.start(postgres_command(identity_, !as_primary));
+  // A start loads the files as they are: nothing waits for a restart.
+  loaded_hash_ = kinds::cluster::configuration_hash(inputs.configuration);
+  reloaded_hash_.clear();
+  pending_restart_.clear();
+  config_problem_.clear();
   may_write_ = as_primary;
   started_at_ = SteadyClock::now();
   not_streaming_since_.reset();
@@ -704,6 +758,10 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
     report.current_lsn = local->current_lsn;
     report.timeline = local->timeline;
   }
+  if (report.role != "stopped") {
+    report.config_hash = loaded_hash_;
+    report.pending_restart = pending_restart_;
+  }
   report_ = report;
   try {
     environment_.report(report);
@@ -715,7 +773,7 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
 std::string InstanceManager::published_error() const {
   std::string text = error_;
   for (const std::string* problem :
-       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_})
+       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_, &config_problem_})
     if (!problem->empty()) text += (text.empty() ? "" : "; ") + *problem;
   // The passwords observed last and those in use, whichever a message might quote.
   if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);

@@ -123,7 +123,14 @@ class InstanceManager {
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
   void write_passfile(const Credentials& credentials);
-  void write_hba(bool serves_replication);
+  // pg_hba.conf for this role and the last inputs; true when its content changed.
+  bool write_hba(bool serves_replication);
+  // postgresql.conf from the last inputs; true when its content changed.
+  bool write_conf();
+  // Running: new parameters or access rules are written and reloaded; on the
+  // step after a reload, what PostgreSQL loaded is read back (pending restarts,
+  // invalid settings) and reported.
+  void apply_configuration(PgConnection& db);
   bool has_data() const;
   bool data_is_standby() const;
   void send_report(const std::optional<LocalState>& local);
@@ -145,7 +152,14 @@ class InstanceManager {
   std::string archive_problem_;                    // why nothing is archived, reported
   std::string lease_problem_;       // why this instance does not take the Lease, when a failover waits
   std::string switchover_problem_;  // why a switchover waits
-  bool may_write_ = false;          // PostgreSQL was started as a primary or promoted, and still runs
+  std::string config_problem_;      // settings PostgreSQL refused (pg_file_settings), reported
+  std::string written_conf_;        // what postgresql.conf and pg_hba.conf hold now
+  std::string written_hba_;
+  bool serves_replication_ = false;  // the role pg_hba.conf was last written for
+  std::string loaded_hash_;          // configuration_hash() PostgreSQL has loaded
+  std::string reloaded_hash_;        // reloaded, read back on the next step
+  std::string pending_restart_;      // parameters waiting for a restart
+  bool may_write_ = false;           // PostgreSQL was started as a primary or promoted, and still runs
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;

@@ -122,6 +122,8 @@ Inputs KubeEnvironment::observe() {
       timing("/spec/primaryLease/renewDeadlineSeconds", defaults.renew_deadline);
   inputs.lease_timings.retry_period = timing("/spec/primaryLease/retryPeriodSeconds", defaults.retry_period);
 
+  inputs.configuration = kinds::cluster::postgres_configuration(cluster.object.value("spec", Json::object()));
+
   auto now = SteadyClock::now();
   if (!credentials_ || now - credentials_read_at_ > 10s) {
     if (auto fresh = read_credentials()) credentials_ = fresh;
@@ -140,6 +142,8 @@ void KubeEnvironment::report(const InstanceReport& report) {
   // Unchanged, it is written again only as a heartbeat.
   if (!relabel && reported_ == report && now - reported_at_ < k_heartbeat) return;
   bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
+                        reported_->config_hash == report.config_hash &&
+                        reported_->pending_restart == report.pending_restart &&
                         reported_->streaming == report.streaming && reported_->timeline == report.timeline;
   if (!relabel && only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
@@ -152,6 +156,8 @@ void KubeEnvironment::report(const InstanceReport& report) {
       {names::k_streaming_annotation,
        report.role == "replica" ? Json(report.streaming ? "true" : "false") : Json(nullptr)},
       {names::k_instance_error_annotation, value(report.error)},
+      {names::k_config_hash_annotation, value(report.config_hash)},
+      {names::k_pending_restart_annotation, value(report.pending_restart)},
       {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;

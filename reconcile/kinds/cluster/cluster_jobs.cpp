@@ -221,6 +221,14 @@ Json job(const ClusterSpec& spec, const std::string& name, const char* purpose, 
   metadata["annotations"] = {{k_create_only_annotation, "true"}};
   pod_spec["restartPolicy"] = "Never";
   pod_spec["securityContext"] = pod_security_context(spec);
+  // They mount an instance's volume: they must be allowed where the instances run (tainted or
+  // selected nodes), and count against the same quotas.
+  apply_node_placement(spec.scheduling, pod_spec);
+  if (!spec.resources.empty())
+    for (const char* list : {"initContainers", "containers"})
+      if (pod_spec.contains(list))
+        for (auto& container : pod_spec[list])
+          container["resources"] = spec.resources;
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
           {"metadata", metadata},

@@ -34,6 +34,16 @@ struct FinalBackupStatus {
   std::string phase;  // StoppingInstances, Running, Completed, Failed
 };
 
+// Whether spec.postgresql (parameters, pg_hba, enableSuperuserAccess) is in
+// force on every instance, and how it got there.
+struct ConfigurationStatus {
+  std::string hash;        // configuration_hash() of the spec it describes
+  std::string phase;       // Applying, Applied
+  std::string applied_by;  // Start (loaded at start), Reload, Restart (some parameter needed one)
+  std::vector<std::string> pending_restart;     // instances that wait for a restart
+  std::vector<std::string> restart_parameters;  // parameters a restart was (or is) needed for
+};
+
 struct ClusterStatus {
   int latest_generated_node = 0;
   std::string current_primary;
@@ -48,6 +58,7 @@ struct ClusterStatus {
   std::optional<MajorUpgradeStatus> major_upgrade;
   std::optional<FinalBackupStatus> final_backup;
   std::string last_promote_request;
+  ConfigurationStatus configuration;
 
   // Computed by every pass, written for users and `kubectl get`.
   int instances = 0;
