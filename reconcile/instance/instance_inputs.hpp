@@ -81,6 +81,8 @@ struct InstanceReport {
   // configuration_hash() of the configuration PostgreSQL has loaded; empty while unknown.
   std::string config_hash;
   std::string pending_restart;  // the loaded parameters that wait for a restart, comma-separated
+  // Of those, the ones lowered that a standby may not have below its primary's, comma-separated.
+  std::string pending_decrease;
   bool operator==(const InstanceReport&) const = default;
 };
 

@@ -129,6 +129,17 @@ void InstanceManager::apply_configuration(PgConnection& db) {
     // A reload is asynchronous: this is a later connection, forked after the postmaster reread the files.
     pending_restart_ = db.value(
         "SELECT coalesce(string_agg(name, ',' ORDER BY name), '') FROM pg_settings WHERE pending_restart");
+    // A standby refuses to replay with less than its primary's value of these (PostgreSQL's hot standby
+    // checks): lowered, the primary must restart first. The file's effective value is its last setting.
+    pending_decrease_ = db.value(R"SQL(
+SELECT coalesce(string_agg(s.name, ',' ORDER BY s.name), '')
+  FROM pg_settings s
+  JOIN LATERAL (SELECT f.setting FROM pg_file_settings f WHERE f.name = s.name
+                 ORDER BY f.seqno DESC LIMIT 1) f ON true
+ WHERE s.pending_restart
+   AND s.name IN ('max_connections', 'max_prepared_transactions', 'max_locks_per_transaction',
+                  'max_worker_processes', 'max_wal_senders')
+   AND f.setting ~ '^[0-9]+$' AND f.setting::numeric < s.setting::numeric)SQL");
     // pg_file_settings parses the files now; a value waiting for a restart is not an error.
     config_problem_ = db.value(
         "SELECT coalesce(string_agg(coalesce(name, sourcefile || ':' || sourceline) || ': ' || error, '; '), "
@@ -251,6 +262,10 @@ void InstanceManager::act(Inputs inputs) {
   if (!local.in_recovery) {
     if (!lease_.holds()) fence("PostgreSQL accepts writes but this instance does not hold the primary Lease");
     may_write_ = true;
+    if (!pending_decrease_.empty()) {
+      restart_in_place(inputs, *lease);
+      return;
+    }
     const std::string& target = inputs.target_primary;
     if (!target.empty() && target != identity_.name && inputs.current_primary == identity_.name &&
         std::find(inputs.peers.begin(), inputs.peers.end(), target) != inputs.peers.end()) {
@@ -555,11 +570,20 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
   loaded_hash_ = kinds::cluster::configuration_hash(inputs.configuration);
   reloaded_hash_.clear();
   pending_restart_.clear();
+  pending_decrease_.clear();
   config_problem_.clear();
   may_write_ = as_primary;
   started_at_ = SteadyClock::now();
   not_streaming_since_.reset();
   ready_ = false;
+}
+
+void InstanceManager::restart_in_place(const Inputs& inputs, const LeaseRecord& lease) {
+  ready_ = false;
+  // Fast: sessions end, the standbys receive every record; the Lease stays held, so nobody fails over.
+  stop_at_once();
+  may_write_ = false;
+  start(inputs, lease);
 }
 
 void InstanceManager::serve_primary(const Inputs& inputs, const LocalState& local) {
@@ -761,6 +785,7 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
   if (report.role != "stopped") {
     report.config_hash = loaded_hash_;
     report.pending_restart = pending_restart_;
+    report.pending_decrease = pending_decrease_;
   }
   report_ = report;
   try {

@@ -110,6 +110,9 @@ class InstanceManager {
   // Fast shutdown, immediate if that takes over a minute: no more writes, WAL sent to the standbys.
   void stop_at_once();
   void serve_primary(const Inputs& inputs, const LocalState& local);
+  // A primary whose reload lowered a parameter its standbys must not have below its own
+  // (pending_decrease_): PostgreSQL restarts here, the Lease held throughout, before any replica restarts.
+  void restart_in_place(const Inputs& inputs, const LeaseRecord& lease);
   void serve_replica(const LocalState& local);
   // The synchronous standbys, each change published on the Lease before it takes effect.
   void sync_roles(PgConnection& db, const Credentials& credentials);
@@ -159,6 +162,7 @@ class InstanceManager {
   std::string loaded_hash_;          // configuration_hash() PostgreSQL has loaded
   std::string reloaded_hash_;        // reloaded, read back on the next step
   std::string pending_restart_;      // parameters waiting for a restart
+  std::string pending_decrease_;     // of those, hot-standby-sensitive ones lowered
   bool may_write_ = false;           // PostgreSQL was started as a primary or promoted, and still runs
   bool volume_marked_ = false;
   bool needs_rewind_ = false;

@@ -144,6 +144,7 @@ void KubeEnvironment::report(const InstanceReport& report) {
   bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
                         reported_->config_hash == report.config_hash &&
                         reported_->pending_restart == report.pending_restart &&
+                        reported_->pending_decrease == report.pending_decrease &&
                         reported_->streaming == report.streaming && reported_->timeline == report.timeline;
   if (!relabel && only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
@@ -158,6 +159,7 @@ void KubeEnvironment::report(const InstanceReport& report) {
       {names::k_instance_error_annotation, value(report.error)},
       {names::k_config_hash_annotation, value(report.config_hash)},
       {names::k_pending_restart_annotation, value(report.pending_restart)},
+      {names::k_pending_decrease_annotation, value(report.pending_decrease)},
       {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;

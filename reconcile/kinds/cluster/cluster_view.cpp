@@ -115,6 +115,10 @@ std::string Instance::pending_restart() const {
   return has_live_pod() ? annotation_of(*pod, k_pending_restart_annotation) : "";
 }
 
+std::string Instance::pending_decrease() const {
+  return has_live_pod() ? annotation_of(*pod, k_pending_decrease_annotation) : "";
+}
+
 bool postgres_running(const Json& pod) {
   for (const auto& status : pod.value("/status/containerStatuses"_json_pointer, Json::array()))
     if (status.is_object() && status.value("name", "") == "postgres")

@@ -36,6 +36,17 @@ std::string outdated(const Instance& instance, const std::string& hash) {
 
 bool ClusterPass::rolling_update() {
   std::string hash = desired_template().hash;
+  // Lowering max_connections (and the like) goes the other way round: a standby may not run with less than
+  // its primary, so the primary's manager restarts PostgreSQL in place first, holding the Lease (a
+  // switchover or a new Pod would hand the primary to a replica with the higher value). The replicas wait.
+  if (const Instance* primary = view_.find(status_.target_primary);
+      primary != nullptr && !primary->pending_decrease().empty()) {
+    progress("RollingUpdate", "RestartingPrimary",
+             fmt::format("lowering {}: the primary {} restarts PostgreSQL in place before its replicas",
+                         primary->pending_decrease(), primary->name));
+    requeue(std::chrono::seconds(2));
+    return true;
+  }
   for (auto it = view_.instances.rbegin(); it != view_.instances.rend(); ++it) {
     const Instance& replica = it->second;
     if (replica.name == status_.target_primary) continue;
