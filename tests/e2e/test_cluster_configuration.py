@@ -8,8 +8,6 @@ tests then change it in order: a reloadable parameter (no Pod restarts), a param
 access over the network is turned off. Results are read back with kubectl and with the host's psql inside the
 node's network namespace (SHOW on every instance, a connection pg_hba allows and one it refuses), never through
 opctl. The refusal of parameters opctl owns is checked with `opctl validate` and a pass, both exiting 2.
-
-OPCTL_E2E_POSTGRES_IMAGE names another build of the instance image (default localhost/opctl-postgresql:15).
 """
 import os
 import time
@@ -18,7 +16,7 @@ import pytest
 
 from postgres_support import IMAGE, PgCluster, cluster_yaml, node_psql, prepare_node_suite
 
-CLUSTER_IMAGE = os.environ.get("OPCTL_E2E_POSTGRES_IMAGE", IMAGE)
+CLUSTER_IMAGE = IMAGE
 PRIORITY_CLASS = f"opctl-e2e-pgconf-{os.getpid()}"
 
 
@@ -83,13 +81,16 @@ def conf(cluster, tmp_path_factory):
             (root / name).write_text(text)
         return root
 
-    node = cluster.get_json("nodes")["items"][0]["metadata"]["labels"]["kubernetes.io/hostname"]
-    configured = Configured(PgCluster(cluster, namespace, manifests), node)
-    configured.write()
-    configured.db.settle(timeout=240)
-    yield configured
-    cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-    cluster.kubectl("delete", "priorityclass", PRIORITY_CLASS, "--wait=false", check=False)
+    try:
+        node = cluster.get_json("nodes")["items"][0]["metadata"]["labels"]["kubernetes.io/hostname"]
+        configured = Configured(PgCluster(cluster, namespace, manifests), node)
+        configured.db.reconcile_args = ["--name", namespace]  # a Lease of its own: other suites may run meanwhile
+        configured.write()
+        configured.db.settle(timeout=240)
+        yield configured
+    finally:
+        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+        cluster.kubectl("delete", "priorityclass", PRIORITY_CLASS, "--wait=false", check=False)
 
 
 def test_parameters_and_scheduling_are_in_force_from_the_start(conf):
@@ -135,7 +136,7 @@ def test_parameters_opctl_owns_are_refused_by_validate_and_by_a_pass(conf, clust
     output = checked.stdout + checked.stderr
     assert "cluster.yaml:14" in output and "spec.postgresql.parameters.port" in output, output
     assert "opctl owns port" in output, output
-    passed = cluster.reconcile("--path", str(bad))
+    passed = cluster.reconcile("--path", str(bad), "--name", f"{conf.db.namespace}-refused")
     assert passed.returncode == 2, passed.stdout + passed.stderr
     assert "spec.postgresql.parameters.port" in passed.stdout + passed.stderr
     assert not cluster.exists("clusters.opctl.io", "refused", "-n", conf.db.namespace)
@@ -178,6 +179,38 @@ def test_a_parameter_that_needs_a_restart_rolls_the_replica_first_then_the_prima
     assert conf.show("max_connections") == {"db-1": "110", "db-2": "110"}
     assert events[:2] == [("recreated", replica), ("switched", replica)], events
     assert conf.db.status()["currentPrimary"] == replica
+
+
+def test_lowering_max_connections_restarts_the_primary_first_in_place(conf):
+    # Given max_connections lowered, a standby may not run with less than its primary: the primary should restart
+    # in place first (same Pod, still the primary, a new postmaster), and only then the replica's Pod.
+    primary = conf.db.status()["currentPrimary"]
+    replica = next(name for name in conf.db.pod_names() if name != primary)
+    uids = {name: pod["metadata"]["uid"] for name, pod in conf.db.pods().items()}
+    primary_started = conf.db.on_pod(primary, "SELECT pg_postmaster_start_time()")
+    order = []
+
+    def record():
+        if primary not in order:
+            try:
+                if conf.db.on_pod(primary, "SELECT pg_postmaster_start_time()") != primary_started:
+                    order.append(primary)
+            except AssertionError:
+                pass  # restarting right now
+        pods = conf.db.pods()
+        if replica not in order and replica in pods and pods[replica]["metadata"]["uid"] != uids[replica]:
+            order.append(replica)
+
+    conf.parameters["max_connections"] = "100"
+    conf.write()
+    conf.db.passes_until(lambda: conf.configuration().get("phase") == "Applied" and conf.db.healthy_and_streaming(),
+                         "max_connections lowered", timeout=240, each_pass=record)
+    record()
+    assert order == [primary, replica], order
+    assert conf.db.status()["currentPrimary"] == primary
+    assert conf.db.pods()[primary]["metadata"]["uid"] == uids[primary]
+    assert conf.show("max_connections") == {"db-1": "100", "db-2": "100"}
+    assert conf.configuration()["appliedBy"] == "Restart"
 
 
 def test_without_superuser_access_the_superuser_is_refused_over_the_network(conf):

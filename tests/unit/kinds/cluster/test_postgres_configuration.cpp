@@ -133,3 +133,25 @@ TEST_CASE("a pending restart rolls the replicas first, highest serial first, the
   CHECK(world.status("targetPrimary") == "db-2");
   CHECK(world.has("Pod", "db-1"));
 }
+
+TEST_CASE("a lowered max_connections waits for the primary's own restart before any replica restarts",
+          "[cluster][configuration]") {
+  // Given the primary reports a pending decrease, the pass should restart no replica (a standby may not run
+  // with less than its primary) and wait for the primary's manager to restart PostgreSQL in place.
+  World world(three_instances());
+  world.settle();
+  world.set_spec("postgresql", {{"parameters", {{"max_connections", "50"}}}});
+  std::string wanted = configuration_hash(postgres_configuration(world.parent["spec"]));
+  report(world, wanted, "max_connections");
+  world.annotate("db-1", "opctl.io/pending-restart-decrease", "max_connections");
+  world.pass();
+  CHECK(world.names("Pod") == Names{"db-1", "db-2", "db-3"});
+  CHECK(world.phase() == "RollingUpdate");
+  CHECK(world.status("targetPrimary") == "db-1");
+  // Restarted in place: it reports nothing pending any more, and the replicas go next, highest serial first.
+  world.annotate("db-1", "opctl.io/pending-restart-decrease", "");
+  world.annotate("db-1", "opctl.io/pending-restart", "");
+  world.pass();
+  CHECK(world.names("Pod") == Names{"db-1", "db-2"});
+  CHECK(world.status("targetPrimary") == "db-1");
+}
