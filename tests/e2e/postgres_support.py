@@ -120,7 +120,9 @@ class PgCluster:
         self.started = None
         # Arguments every pass adds, e.g. ["--name", SET]: a set (and Lease) of its own, so its passes never wait
         # for another suite's run on a shared control plane.
-        self.reconcile_args = []
+        # OPCTL_E2E_SET_NAME gives every pass of a suite that sets nothing else such a set.
+        self.reconcile_args = ["--name", os.environ["OPCTL_E2E_SET_NAME"]] if os.environ.get("OPCTL_E2E_SET_NAME") \
+            else []
 
     # --- the desired state and the passes ---
 
