@@ -140,14 +140,23 @@ SELECT coalesce(string_agg(s.name, ',' ORDER BY s.name), '')
    AND s.name IN ('max_connections', 'max_prepared_transactions', 'max_locks_per_transaction',
                   'max_worker_processes', 'max_wal_senders')
    AND f.setting ~ '^[0-9]+$' AND f.setting::numeric < s.setting::numeric)SQL");
-    // pg_file_settings parses the files now; a value waiting for a restart is not an error.
-    config_problem_ = db.value(
-        "SELECT coalesce(string_agg(coalesce(name, sourcefile || ':' || sourceline) || ': ' || error, '; '), "
-        "'') "
-        "FROM pg_file_settings WHERE error IS NOT NULL AND error <> 'setting could not be applied'");
-    if (!config_problem_.empty())
+    // pg_file_settings parses the files now. A changed value that waits for a restart reads "setting could
+    // not be applied" there too, as an invalid one does: only the latter is an error.
+    config_problem_ = db.value(R"SQL(
+SELECT coalesce(string_agg(coalesce(name || ' = ' || setting, sourcefile || ':' || sourceline) || ': ' || error,
+                           '; ' ORDER BY seqno), '')
+  FROM pg_file_settings
+ WHERE error IS NOT NULL
+   AND NOT (error = 'setting could not be applied'
+            AND name IN (SELECT name FROM pg_settings WHERE pending_restart)))SQL");
+    if (config_problem_.empty()) {
+      loaded_hash_ = reloaded_hash_;
+    } else {
+      // Not loaded, and no restart asked for: PostgreSQL would not start with these files.
       config_problem_ = "spec.postgresql.parameters not applied: " + config_problem_;
-    loaded_hash_ = reloaded_hash_;
+      pending_restart_.clear();
+      pending_decrease_.clear();
+    }
     reloaded_hash_.clear();
   }
   std::string wanted = kinds::cluster::configuration_hash(inputs_->configuration);
