@@ -67,6 +67,8 @@ Json PodScheduling::hash_inputs() const {
   if (!node_selector.empty()) out["nodeSelector"] = node_selector;
   if (!tolerations.empty()) out["tolerations"] = tolerations;
   if (!node_affinity.empty()) out["nodeAffinity"] = node_affinity;
+  if (!additional_pod_affinity.empty()) out["additionalPodAffinity"] = additional_pod_affinity;
+  if (!additional_pod_anti_affinity.empty()) out["additionalPodAntiAffinity"] = additional_pod_anti_affinity;
   if (!topology_spread_constraints.empty()) out["topologySpreadConstraints"] = topology_spread_constraints;
   if (!priority_class_name.empty()) out["priorityClassName"] = priority_class_name;
   ProbeTimings defaults;
@@ -93,6 +95,10 @@ PodScheduling pod_scheduling(const Json& spec) {
   if (const Json& value = member(affinity, "tolerations", Json()); value.is_array()) out.tolerations = value;
   if (const Json& value = member(affinity, "nodeAffinity", Json()); value.is_object())
     out.node_affinity = value;
+  if (const Json& value = member(affinity, "additionalPodAffinity", Json()); value.is_object())
+    out.additional_pod_affinity = value;
+  if (const Json& value = member(affinity, "additionalPodAntiAffinity", Json()); value.is_object())
+    out.additional_pod_anti_affinity = value;
   if (const Json& value = member(spec, "topologySpreadConstraints", Json()); value.is_array())
     out.topology_spread_constraints = value;
   if (const Json& value = member(spec, "priorityClassName", Json()); value.is_string())
@@ -122,7 +128,13 @@ Schema affinity_schema() {
       .field("tolerations", Schema::array(toleration_schema())
                                 .describe("core/v1 Tolerations of every instance and of the Cluster's Jobs"))
       .field("nodeAffinity",
-             Schema::free_form().describe("a core/v1 NodeAffinity, added to every instance and Job"));
+             Schema::free_form().describe("a core/v1 NodeAffinity, added to every instance and Job"))
+      .field(
+          "additionalPodAffinity",
+          Schema::free_form().describe("a core/v1 PodAffinity of the instances (e.g. near an application)"))
+      .field("additionalPodAntiAffinity",
+             Schema::free_form().describe(
+                 "a core/v1 PodAntiAffinity whose terms are added to the generated one"));
 }
 
 Schema topology_spread_schema() {
@@ -159,8 +171,16 @@ void apply_node_placement(const PodScheduling& scheduling, Json& pod_spec) {
 
 void apply_scheduling(const PodScheduling& scheduling, const Json& cluster_labels, Json& pod_spec) {
   apply_node_placement(scheduling, pod_spec);
-  if (scheduling.enable_pod_anti_affinity)
-    pod_spec["affinity"]["podAntiAffinity"] = anti_affinity(scheduling, cluster_labels);
+  Json anti =
+      scheduling.enable_pod_anti_affinity ? anti_affinity(scheduling, cluster_labels) : Json::object();
+  // The user's terms go after the generated ones, in the same lists.
+  for (const auto& [kind, terms] : scheduling.additional_pod_anti_affinity.items())
+    if (terms.is_array())
+      for (const auto& term : terms)
+        anti[kind].push_back(term);
+  if (!anti.empty()) pod_spec["affinity"]["podAntiAffinity"] = std::move(anti);
+  if (!scheduling.additional_pod_affinity.empty())
+    pod_spec["affinity"]["podAffinity"] = scheduling.additional_pod_affinity;
   if (scheduling.topology_spread_constraints.empty()) return;
   Json constraints = scheduling.topology_spread_constraints;
   for (auto& constraint : constraints)

@@ -26,6 +26,9 @@ struct PodScheduling {
   model::Json node_selector = model::Json::object();
   model::Json tolerations = model::Json::array();
   model::Json node_affinity = model::Json::object();  // a core/v1 NodeAffinity
+  // core/v1 PodAffinity and PodAntiAffinity terms added to the generated ones.
+  model::Json additional_pod_affinity = model::Json::object();
+  model::Json additional_pod_anti_affinity = model::Json::object();
   model::Json topology_spread_constraints = model::Json::array();
   std::string priority_class_name;
   ProbeTimings readiness;

@@ -89,6 +89,22 @@ TEST_CASE("changing where instances may run changes the Pod spec hash, so they r
   CHECK_FALSE(pod_of({{"affinity", {{"enablePodAntiAffinity", false}}}})["spec"].contains("affinity"));
 }
 
+TEST_CASE("additional pod affinity and anti-affinity terms join the generated ones",
+          "[cluster][scheduling]") {
+  Json pod = pod_of(Json::parse(R"({"affinity": {
+    "additionalPodAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50,
+      "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "batch"}}, "topologyKey": "zone"}}]},
+    "additionalPodAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+      {"labelSelector": {"matchLabels": {"app": "shop"}}, "topologyKey": "zone"}]}}})"));
+  const Json& affinity = pod["spec"]["affinity"];
+  const Json& preferred = affinity["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
+  REQUIRE(preferred.size() == 2);
+  CHECK(preferred[0]["weight"] == 100);  // the Cluster's own, first
+  CHECK(preferred[1]["weight"] == 50);
+  CHECK(affinity["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] ==
+        "zone");
+}
+
 TEST_CASE("the Cluster's Jobs run where its instances may, with its resources", "[cluster][scheduling]") {
   ClusterSpec spec = parse_cluster_spec(resource(Json::parse(R"({
     "resources": {"requests": {"cpu": "100m"}},
