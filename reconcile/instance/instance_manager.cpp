@@ -574,11 +574,22 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
   }
   write_hba(as_primary);
   write_conf();
-  server_.start(postgres_command(identity_, !as_primary));
-  // A start loads the files as they are: nothing waits for a restart.
+  std::vector<std::string> command = postgres_command(identity_, !as_primary);
+  // A standby whose last replayed primary values (pg_control) are above the spec's, e.g. a lowered
+  // max_connections it has not replayed yet, would refuse to start: it starts with the primary's values
+  // and asks for another restart, by which time it has replayed the lower ones.
+  std::vector<std::string> raised;
+  if (!as_primary)
+    for (const auto& [name, value] : tools_.standby_floor(config_path(identity_))) {
+      command.push_back("-c");
+      command.push_back(name + "=" + value);
+      raised.push_back(name);
+    }
+  server_.start(command);
+  // A start loads the files as they are: nothing waits for a restart but what was raised above them.
   loaded_hash_ = kinds::cluster::configuration_hash(inputs.configuration);
   reloaded_hash_.clear();
-  pending_restart_.clear();
+  pending_restart_ = fmt::format("{}", fmt::join(raised, ","));
   pending_decrease_.clear();
   config_problem_.clear();
   may_write_ = as_primary;
