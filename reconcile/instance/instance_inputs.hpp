@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "instance/leadership.hpp"
+#include "kinds/cluster/postgres_configuration.hpp"
 
 namespace opctl::instance {
 
@@ -69,6 +70,8 @@ struct Inputs {
   kinds::cluster::FencedInstances fenced;
   std::string fencing_problem;
   bool hibernation = false;  // opctl.io/hibernation: "on" (the pass stops the Pods, primary last)
+  // spec.postgresql and spec.enableSuperuserAccess.
+  kinds::cluster::PostgresConfiguration configuration;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
@@ -80,6 +83,11 @@ struct InstanceReport {
   std::string timeline;
   bool streaming = false;  // replica: the WAL receiver is streaming
   std::string error;       // why the instance cannot serve its role; empty when fine
+  // configuration_hash() of the configuration PostgreSQL has loaded; empty while unknown.
+  std::string config_hash;
+  std::string pending_restart;  // the loaded parameters that wait for a restart, comma-separated
+  // Of those, the ones lowered that a standby may not have below its primary's, comma-separated.
+  std::string pending_decrease;
   bool operator==(const InstanceReport&) const = default;
 };
 

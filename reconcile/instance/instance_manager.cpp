@@ -99,8 +99,72 @@ void InstanceManager::write_passfile(const Credentials& credentials) {
   passfile_credentials_ = credentials;
 }
 
-void InstanceManager::write_hba(bool serves_replication) {
-  write_private_file(hba_path(identity_), hba_rules(serves_replication));
+bool InstanceManager::write_hba(bool serves_replication) {
+  serves_replication_ = serves_replication;
+  HbaOptions options;
+  if (inputs_) {
+    options.user_rules = inputs_->configuration.pg_hba;
+    options.superuser_access = inputs_->configuration.superuser_access;
+    for (const auto& address : inputs_->addresses)
+      options.instance_hosts.push_back(address.host);
+  }
+  std::string content = hba_rules(serves_replication, options);
+  if (content == written_hba_ && fs::exists(hba_path(identity_))) return false;
+  write_private_file(hba_path(identity_), content);
+  written_hba_ = content;
+  return true;
+}
+
+bool InstanceManager::write_conf() {
+  std::string content = postgresql_conf(
+      identity_, inputs_ ? inputs_->configuration.parameters : std::map<std::string, std::string>{});
+  if (content == written_conf_ && fs::exists(config_path(identity_))) return false;
+  write_private_file(config_path(identity_), content);
+  written_conf_ = content;
+  return true;
+}
+
+void InstanceManager::apply_configuration(PgConnection& db) {
+  if (!reloaded_hash_.empty()) {
+    // A reload is asynchronous: this is a later connection, forked after the postmaster reread the files.
+    pending_restart_ = db.value(
+        "SELECT coalesce(string_agg(name, ',' ORDER BY name), '') FROM pg_settings WHERE pending_restart");
+    // A standby refuses to replay with less than its primary's value of these (PostgreSQL's hot standby
+    // checks): lowered, the primary must restart first. The file's effective value is its last setting.
+    pending_decrease_ = db.value(R"SQL(
+SELECT coalesce(string_agg(s.name, ',' ORDER BY s.name), '')
+  FROM pg_settings s
+  JOIN LATERAL (SELECT f.setting FROM pg_file_settings f WHERE f.name = s.name
+                 ORDER BY f.seqno DESC LIMIT 1) f ON true
+ WHERE s.pending_restart
+   AND s.name IN ('max_connections', 'max_prepared_transactions', 'max_locks_per_transaction',
+                  'max_worker_processes', 'max_wal_senders')
+   AND f.setting ~ '^[0-9]+$' AND f.setting::numeric < s.setting::numeric)SQL");
+    // pg_file_settings parses the files now. A changed value that waits for a restart reads "setting could
+    // not be applied" there too, as an invalid one does: only the latter is an error.
+    config_problem_ = db.value(R"SQL(
+SELECT coalesce(string_agg(coalesce(name || ' = ' || setting, sourcefile || ':' || sourceline) || ': ' || error,
+                           '; ' ORDER BY seqno), '')
+  FROM pg_file_settings
+ WHERE error IS NOT NULL
+   AND NOT (error = 'setting could not be applied'
+            AND name IN (SELECT name FROM pg_settings WHERE pending_restart)))SQL");
+    if (config_problem_.empty()) {
+      loaded_hash_ = reloaded_hash_;
+    } else {
+      // Not loaded, and no restart asked for: PostgreSQL would not start with these files.
+      config_problem_ = "spec.postgresql.parameters not applied: " + config_problem_;
+      pending_restart_.clear();
+      pending_decrease_.clear();
+    }
+    reloaded_hash_.clear();
+  }
+  std::string wanted = kinds::cluster::configuration_hash(inputs_->configuration);
+  bool conf_changed = write_conf();
+  bool hba_changed = write_hba(serves_replication_);
+  if (!conf_changed && !hba_changed) return;
+  db.query("SELECT pg_reload_conf()");
+  reloaded_hash_ = wanted;
 }
 
 void InstanceManager::step() {
@@ -208,10 +272,18 @@ void InstanceManager::act(Inputs inputs) {
     start(inputs, *lease);
     return;
   }
+  {
+    PgConnection db = tools_.connect_local();
+    apply_configuration(db);
+  }
   LocalState local = read_local_state();
   if (!local.in_recovery) {
     if (!lease_.holds()) fence("PostgreSQL accepts writes but this instance does not hold the primary Lease");
     may_write_ = true;
+    if (!pending_decrease_.empty()) {
+      restart_in_place(inputs, *lease);
+      return;
+    }
     const std::string& target = inputs.target_primary;
     if (!target.empty() && target != identity_.name && inputs.current_primary == identity_.name &&
         std::find(inputs.peers.begin(), inputs.peers.end(), target) != inputs.peers.end()) {
@@ -532,11 +604,37 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
     std::ofstream(fs::path(identity_.pgdata) / "standby.signal").close();
   }
   write_hba(as_primary);
-  server_.start(postgres_command(identity_, !as_primary));
+  write_conf();
+  std::vector<std::string> command = postgres_command(identity_, !as_primary);
+  // A standby whose last replayed primary values (pg_control) are above the spec's, e.g. a lowered
+  // max_connections it has not replayed yet, would refuse to start: it starts with the primary's values
+  // and asks for another restart, by which time it has replayed the lower ones.
+  std::vector<std::string> raised;
+  if (!as_primary)
+    for (const auto& [name, value] : tools_.standby_floor(config_path(identity_))) {
+      command.push_back("-c");
+      command.push_back(name + "=" + value);
+      raised.push_back(name);
+    }
+  server_.start(command);
+  // A start loads the files as they are: nothing waits for a restart but what was raised above them.
+  loaded_hash_ = kinds::cluster::configuration_hash(inputs.configuration);
+  reloaded_hash_.clear();
+  pending_restart_ = fmt::format("{}", fmt::join(raised, ","));
+  pending_decrease_.clear();
+  config_problem_.clear();
   may_write_ = as_primary;
   started_at_ = SteadyClock::now();
   not_streaming_since_.reset();
   ready_ = false;
+}
+
+void InstanceManager::restart_in_place(const Inputs& inputs, const LeaseRecord& lease) {
+  ready_ = false;
+  // Fast: sessions end, the standbys receive every record; the Lease stays held, so nobody fails over.
+  stop_at_once();
+  may_write_ = false;
+  start(inputs, lease);
 }
 
 void InstanceManager::serve_primary(const Inputs& inputs, const LocalState& local) {
@@ -735,6 +833,11 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
     report.current_lsn = local->current_lsn;
     report.timeline = local->timeline;
   }
+  if (report.role != "stopped") {
+    report.config_hash = loaded_hash_;
+    report.pending_restart = pending_restart_;
+    report.pending_decrease = pending_decrease_;
+  }
   report_ = report;
   try {
     environment_.report(report);
@@ -745,8 +848,8 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
 
 std::string InstanceManager::published_error() const {
   std::string text = error_;
-  for (const std::string* problem :
-       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_, &fencing_problem_})
+  for (const std::string* problem : {&credentials_problem_, &archive_problem_, &lease_problem_,
+                                     &switchover_problem_, &fencing_problem_, &config_problem_})
     if (!problem->empty()) text += (text.empty() ? "" : "; ") + *problem;
   // The passwords observed last and those in use, whichever a message might quote.
   if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);

@@ -113,6 +113,9 @@ class InstanceManager {
   // Fast shutdown, immediate if that takes over a minute: no more writes, WAL sent to the standbys.
   void stop_at_once();
   void serve_primary(const Inputs& inputs, const LocalState& local);
+  // A primary whose reload lowered a parameter its standbys must not have below its own
+  // (pending_decrease_): PostgreSQL restarts here, the Lease held throughout, before any replica restarts.
+  void restart_in_place(const Inputs& inputs, const LeaseRecord& lease);
   void serve_replica(const LocalState& local);
   // The synchronous standbys, each change published on the Lease before it takes effect.
   void sync_roles(PgConnection& db, const Credentials& credentials);
@@ -126,7 +129,14 @@ class InstanceManager {
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
   void write_passfile(const Credentials& credentials);
-  void write_hba(bool serves_replication);
+  // pg_hba.conf for this role and the last inputs; true when its content changed.
+  bool write_hba(bool serves_replication);
+  // postgresql.conf from the last inputs; true when its content changed.
+  bool write_conf();
+  // Running: new parameters or access rules are written and reloaded; on the
+  // step after a reload, what PostgreSQL loaded is read back (pending restarts,
+  // invalid settings) and reported.
+  void apply_configuration(PgConnection& db);
   bool has_data() const;
   bool data_is_standby() const;
   void send_report(const std::optional<LocalState>& local);
@@ -151,7 +161,15 @@ class InstanceManager {
   std::string fencing_problem_;     // why opctl.io/fenced-instances cannot be read, reported
   kinds::cluster::FencedInstances fencing_;  // the last readable opctl.io/fenced-instances
   bool fenced_ = false;                      // this instance is fenced: it reports role "fenced"
-  bool may_write_ = false;  // PostgreSQL was started as a primary or promoted, and still runs
+  std::string config_problem_;               // settings PostgreSQL refused (pg_file_settings), reported
+  std::string written_conf_;                 // what postgresql.conf and pg_hba.conf hold now
+  std::string written_hba_;
+  bool serves_replication_ = false;  // the role pg_hba.conf was last written for
+  std::string loaded_hash_;          // configuration_hash() PostgreSQL has loaded
+  std::string reloaded_hash_;        // reloaded, read back on the next step
+  std::string pending_restart_;      // parameters waiting for a restart
+  std::string pending_decrease_;     // of those, hot-standby-sensitive ones lowered
+  bool may_write_ = false;           // PostgreSQL was started as a primary or promoted, and still runs
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;

@@ -130,6 +130,7 @@ Inputs KubeEnvironment::observe() {
   // A value that cannot be read is not "on": only the pass acts on hibernation, and reports it.
   inputs.hibernation =
       names::parse_hibernation(names::annotation_text(cluster.object, names::k_hibernation_annotation)).value;
+  inputs.configuration = kinds::cluster::postgres_configuration(cluster.object.value("spec", Json::object()));
 
   auto now = SteadyClock::now();
   if (!credentials_ || now - credentials_read_at_ > 10s) {
@@ -149,6 +150,9 @@ void KubeEnvironment::report(const InstanceReport& report) {
   // Unchanged, it is written again only as a heartbeat.
   if (!relabel && reported_ == report && now - reported_at_ < k_heartbeat) return;
   bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
+                        reported_->config_hash == report.config_hash &&
+                        reported_->pending_restart == report.pending_restart &&
+                        reported_->pending_decrease == report.pending_decrease &&
                         reported_->streaming == report.streaming && reported_->timeline == report.timeline;
   if (!relabel && only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
@@ -161,6 +165,9 @@ void KubeEnvironment::report(const InstanceReport& report) {
       {names::k_streaming_annotation,
        report.role == "replica" ? Json(report.streaming ? "true" : "false") : Json(nullptr)},
       {names::k_instance_error_annotation, value(report.error)},
+      {names::k_config_hash_annotation, value(report.config_hash)},
+      {names::k_pending_restart_annotation, value(report.pending_restart)},
+      {names::k_pending_decrease_annotation, value(report.pending_decrease)},
       {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;

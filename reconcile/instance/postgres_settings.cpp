@@ -20,6 +20,10 @@ std::string passfile_path(const InstanceIdentity& identity) {
   return identity.run_dir + "/pgpass";
 }
 
+std::string config_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/postgresql.conf";
+}
+
 std::string slot_name(const std::string& instance) {
   std::string slot = k_slot_prefix;
   for (char c : instance)
@@ -84,6 +88,7 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   set("port", std::to_string(identity.port));
   set("unix_socket_directories", socket_dir(identity));
   set("unix_socket_permissions", "0700");
+  set("config_file", config_path(identity));
   set("hba_file", hba_path(identity));
   set("cluster_name", identity.name);
   set("password_encryption", "scram-sha-256");
@@ -96,11 +101,8 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   // pg_rewind needs hints or checksums; initdb turns checksums on, but a
   // restored or upgraded data directory may lack them.
   set("wal_log_hints", "on");
-  set("wal_keep_size", "128MB");
-  set("hot_standby_feedback", "on");
   set("logging_collector", "off");
   set("log_destination", "stderr");
-  set("shared_buffers", "64MB");
   if (!identity.wal_archive_dir.empty()) {
     // Only a primary archives (archive_mode on, not always). A segment that
     // is already there with the same bytes counts as archived: a promoted
@@ -119,17 +121,48 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
   return command;
 }
 
-std::string hba_rules(bool serves_replication) {
+std::string conf_value(const std::string& value) {
+  std::string quoted = "'";
+  for (char c : value)
+    quoted += c == '\'' ? std::string("''") : c == '\\' ? std::string("\\\\") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string postgresql_conf(const InstanceIdentity& identity,
+                            const std::map<std::string, std::string>& parameters) {
+  std::string out =
+      "# Written by opctl instance from the Cluster's spec.postgresql.parameters; the file PostgreSQL reads\n"
+      "# (config_file). Settings opctl owns are on the postgres command line, which wins over this file.\n";
+  // initdb's own file keeps what it chose (lc_messages, timezone, max_connections ...).
+  out += "include_if_exists " + conf_value(identity.pgdata + "/postgresql.conf") + "\n";
+  out += "shared_buffers = '64MB'\nwal_keep_size = '128MB'\nhot_standby_feedback = on\n";
+  out += "# spec.postgresql.parameters\n";
+  for (const auto& [name, value] : parameters)
+    if (!kinds::cluster::refused_parameter(name)) out += name + " = " + conf_value(value) + "\n";
+  return out;
+}
+
+std::string hba_rules(bool serves_replication, const HbaOptions& options) {
+  std::string out =
+      "# Written by opctl instance from the Cluster's spec; the file PostgreSQL reads (hba_file).\n"
+      "local all all trust\n";
   // A standby refuses replication connections: a replica (or a clone) that
   // reached it through a -rw Service not yet pointing at the new primary
   // must not stream from it (cascading), it retries until -rw leads to the primary.
-  return std::string(
-             "# Written by opctl instance at every start and promotion; the file PostgreSQL reads "
-             "(hba_file).\n"
-             "local all all trust\n") +
-         (serves_replication ? "host replication streaming_replica all scram-sha-256\n"
-                             : "host replication all all reject\n") +
-         "host all all all scram-sha-256\n";
+  out += serves_replication ? "host replication streaming_replica all scram-sha-256\n"
+                            : "host replication all all reject\n";
+  if (!options.superuser_access) {
+    for (const auto& host : options.instance_hosts)
+      out += fmt::format("host all {} {}/{} scram-sha-256\n", k_superuser, host,
+                         host.find(':') == std::string::npos ? 32 : 128);
+    out += fmt::format("host all {} all reject\n", k_superuser);
+  }
+  if (!options.user_rules.empty()) {
+    out += "# spec.postgresql.pg_hba\n";
+    for (const auto& rule : options.user_rules)
+      out += rule + "\n";
+  }
+  return out + "host all all all scram-sha-256\n";
 }
 
 std::string synchronous_standby_names(const std::vector<std::string>& peers, int streaming, int min_sync,

@@ -4,11 +4,13 @@
 // and the names of replication slots and synchronous standbys.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "instance/instance_identity.hpp"
 #include "instance/leadership.hpp"
+#include "kinds/cluster/postgres_configuration.hpp"
 
 namespace opctl::instance {
 
@@ -20,6 +22,9 @@ inline constexpr const char* k_slot_prefix = "_opctl_";
 std::string socket_dir(const InstanceIdentity& identity);
 std::string hba_path(const InstanceIdentity& identity);
 std::string passfile_path(const InstanceIdentity& identity);
+// The postgresql.conf PostgreSQL reads (config_file): in the run directory,
+// written by the manager from spec.postgresql.parameters.
+std::string config_path(const InstanceIdentity& identity);
 
 // The replication slot a replica streams through: "db-2" -> "_opctl_db_2".
 std::string slot_name(const std::string& instance);
@@ -29,7 +34,19 @@ std::string primary_conninfo(const InstanceIdentity& identity, const std::string
                              const std::string& database);
 
 // `postgres` and its arguments; `standby` adds what a replica streams with.
+// What opctl owns goes here (the command line wins over every file); what
+// the user may change is in postgresql_conf().
 std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby);
+
+// The content of config_path(): initdb's postgresql.conf from the data
+// directory (its locale and time zone settings), then opctl's defaults a
+// user may override (shared_buffers, wal_keep_size, hot_standby_feedback),
+// then spec.postgresql.parameters, last so they win. Refused parameters are
+// left out even if present (the pass refuses them first).
+std::string postgresql_conf(const InstanceIdentity& identity,
+                            const std::map<std::string, std::string>& parameters);
+// A postgresql.conf value, single-quoted.
+std::string conf_value(const std::string& value);
 
 // A POSIX shell word for any text ('...' with ' as '\'').
 std::string shell_quote(const std::string& text);
@@ -42,12 +59,23 @@ std::string archive_command(const std::string& directory, const std::string& all
 // The file archive_command requires: in the run directory, never in PGDATA.
 std::string archive_allowed_path(const InstanceIdentity& identity);
 
-// scram-sha-256 for every network connection; replication only for the
-// replication role; local (Unix socket) connections, which only processes of
-// this container's user can open (the socket directory is 0700), trusted.
-// pg_hba.conf: local trust for the manager, scram-sha-256 over the network,
-// replication connections only on a primary (`serves_replication`).
-std::string hba_rules(bool serves_replication);
+// What pg_hba.conf says besides whether this instance serves replication.
+struct HbaOptions {
+  std::vector<std::string> user_rules;  // spec.postgresql.pg_hba, in order
+  bool superuser_access = true;         // spec.enableSuperuserAccess
+  // The other instances' addresses: with superuser_access false, the only
+  // hosts the superuser may log in from (pg_rewind, a failover's questions).
+  std::vector<std::string> instance_hosts;
+};
+
+// pg_hba.conf, first rule that matches wins: local (Unix socket) trust for
+// the manager (only processes of this container's user can open the socket:
+// its directory is 0700); replication for the replication role only on a
+// primary (`serves_replication`); with superuser access disabled, the
+// superuser only from the instances; then the user's rules; then
+// scram-sha-256 for everyone else. opctl's rules that keep the Cluster
+// working come before the user's, as CloudNativePG's do.
+std::string hba_rules(bool serves_replication, const HbaOptions& options = {});
 
 // synchronous_standby_names for `peers` (the other instances): "ANY n (...)"
 // with n = the streaming standbys clamped to [min_sync, max_sync]; empty

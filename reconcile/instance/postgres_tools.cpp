@@ -105,6 +105,31 @@ std::string PostgresTools::control_field(const std::string& key) const {
   throw InstanceError("pg_controldata printed no " + key);
 }
 
+std::vector<std::pair<std::string, std::string>> PostgresTools::standby_floor(
+    const std::string& config_file) const {
+  // pg_controldata's names for them.
+  const std::pair<const char*, const char*> k_recorded[] = {
+      {"max_connections", "max_connections setting"},
+      {"max_worker_processes", "max_worker_processes setting"},
+      {"max_wal_senders", "max_wal_senders setting"},
+      {"max_prepared_transactions", "max_prepared_xacts setting"},
+      {"max_locks_per_transaction", "max_locks_per_xact setting"}};
+  std::vector<std::pair<std::string, std::string>> floor;
+  for (const auto& [name, key] : k_recorded) {
+    try {
+      long recorded = std::stol(control_field(key));
+      // What the files give, as the server would read them (postgres -C reads them and exits).
+      long configured =
+          std::stol(run({"postgres", "-D", identity_.pgdata, "-c", "config_file=" + config_file, "-C", name},
+                        "", 30s, "postgres -C"));
+      if (recorded > configured) floor.emplace_back(name, std::to_string(recorded));
+    } catch (const std::exception&) {
+      // Unknown: the server decides (it refuses to replay below the primary's values, and says so).
+    }
+  }
+  return floor;
+}
+
 std::string PostgresTools::cluster_state() const {
   return control_field("Database cluster state");
 }

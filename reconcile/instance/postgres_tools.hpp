@@ -30,6 +30,10 @@ class PostgresTools {
   // "Latest checkpoint location" of pg_controldata: after a clean shutdown, the last WAL record written.
   std::string checkpoint_location() const;
 
+  // The settings a standby must hold at least at its primary's values, where pg_control (the primary's
+  // values as last replayed) is above what `config_file` gives: {name, value} to start with instead.
+  std::vector<std::pair<std::string, std::string>> standby_floor(const std::string& config_file) const;
+
   // A connection to the local server as the superuser, through the Unix socket.
   PgConnection connect_local(const std::string& database = "postgres") const;
   // A connection to the primary (through the -rw Service) as the superuser, password from the passfile.

@@ -20,8 +20,12 @@ import pytest
 
 # The network namespace the testenv node runs in (tests/testenv/node_net.go); the host has no route to Service IPs.
 NODE_NETNS = "/run/netns/opctl-testenv"
-IMAGE = "localhost/opctl-postgresql:15"            # tests/testenv/images/postgresql.recipe
-UPDATE_IMAGE = "localhost/opctl-postgresql:15-update"  # the same image under a second name: a minor update
+# tests/testenv/images/postgresql.recipe; OPCTL_E2E_POSTGRES_IMAGE and OPCTL_E2E_POSTGRES_UPDATE_IMAGE name another
+# build of it imported into the node under names of its own (a work tree testing its instance manager on a node
+# that others share).
+IMAGE = os.environ.get("OPCTL_E2E_POSTGRES_IMAGE", "localhost/opctl-postgresql:15")
+# The same image under a second name: a minor update.
+UPDATE_IMAGE = os.environ.get("OPCTL_E2E_POSTGRES_UPDATE_IMAGE", "localhost/opctl-postgresql:15-update")
 MAJOR_IMAGE = "localhost/opctl-postgresql:17"      # tests/testenv/images/postgresql17.recipe: the next major
 # opctl-reconcile(1): 0 is a pass that succeeded, also while a Cluster is still on its way (not Ready, asked for
 # another pass); there is no separate "progressing" code. 3 is an API error, a failed apply or a Degraded custom
@@ -114,6 +118,11 @@ class PgCluster:
         self.client = ClientPod(cluster, namespace)
         self.passes = []  # (seconds since the first pass, exit code, phase after it), for failure messages
         self.started = None
+        # Arguments every pass adds, e.g. ["--name", SET]: a set (and Lease) of its own, so its passes never wait
+        # for another suite's run on a shared control plane.
+        # OPCTL_E2E_SET_NAME gives every pass of a suite that sets nothing else such a set.
+        self.reconcile_args = ["--name", os.environ["OPCTL_E2E_SET_NAME"]] if os.environ.get("OPCTL_E2E_SET_NAME") \
+            else []
 
     # --- the desired state and the passes ---
 
@@ -127,7 +136,7 @@ class PgCluster:
     def reconcile(self):
         """One pass; its exit code must be 0 (see PASS_EXIT_CODES)."""
         self.started = self.started or time.time()
-        result = self.cluster.reconcile("--path", str(self.root))
+        result = self.cluster.reconcile("--path", str(self.root), *self.reconcile_args)
         # A pass that failed may not have created the Cluster: its output is what the assertion below must show.
         phase = self.status().get("phase") if self.cluster.exists("clusters.opctl.io", self.name, "-n",
                                                                    self.namespace) else None

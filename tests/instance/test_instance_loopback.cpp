@@ -749,5 +749,49 @@ TEST_CASE(
   CHECK(b.report().role == "replica");
 }
 
+TEST_CASE(
+    "spec.postgresql reaches a running primary: a reload, a pending restart, a refused value, a decrease") {
+  // Given a running primary, a changed parameter should apply by a reload, one of postmaster context should
+  // be reported as pending a restart, a value PostgreSQL refuses should be reported and never ask for a
+  // restart, and a lowered max_connections should restart PostgreSQL in place with the Lease held.
+  Loopback loopback;
+  const auto [port_a, unused] = free_ports();
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
+  a.environment.inputs.configuration.parameters = {{"work_mem", "5MB"}};
+  step_until({&a}, [&] { return a.ready(); });
+  auto hash = [&] { return kinds::cluster::configuration_hash(a.environment.inputs.configuration); };
+  CHECK(superuser_sql(a, "SHOW work_mem") == "5MB");
+  CHECK(superuser_sql(a, "SHOW shared_buffers") == "64MB");  // opctl's default, in the same file
+  CHECK(a.report().config_hash == hash());
+  std::string started = superuser_sql(a, "SELECT pg_postmaster_start_time()");
+
+  a.environment.inputs.configuration.parameters["work_mem"] = "7MB";
+  step_until({&a}, [&] { return a.report().config_hash == hash(); });
+  CHECK(superuser_sql(a, "SHOW work_mem") == "7MB");
+  CHECK(a.report().pending_restart.empty());
+
+  a.environment.inputs.configuration.parameters["max_connections"] = "120";
+  step_until({&a}, [&] { return a.report().config_hash == hash(); });
+  CHECK(a.report().pending_restart == "max_connections");
+  CHECK(a.report().pending_decrease.empty());
+  CHECK(superuser_sql(a, "SHOW max_connections") == "100");
+  CHECK(superuser_sql(a, "SELECT pg_postmaster_start_time()") == started);
+
+  a.environment.inputs.configuration.parameters["work_mem"] = "lots";
+  step_until({&a}, [&] { return a.report().error.find("work_mem") != std::string::npos; });
+  CHECK(a.report().error.find("spec.postgresql.parameters not applied") != std::string::npos);
+  CHECK(a.report().pending_restart.empty());
+  CHECK(a.report().config_hash != hash());
+
+  // Lowered below what runs (100): restarted here, still the primary, with 80.
+  a.environment.inputs.configuration.parameters = {{"max_connections", "80"}};
+  step_until({&a}, [&] {
+    return a.ready() && a.report().config_hash == hash() && superuser_sql(a, "SHOW max_connections") == "80";
+  });
+  CHECK(superuser_sql(a, "SELECT pg_postmaster_start_time()") != started);
+  CHECK(a.report().role == "primary");
+  CHECK(a.report().pending_restart.empty());
+}
+
 }  // namespace
 }  // namespace opctl::instance

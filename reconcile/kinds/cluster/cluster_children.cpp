@@ -50,11 +50,7 @@ Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template
       {"env", env},
       {"ports",
        Json::array({{{"name", "postgresql"}, {"containerPort", k_postgres_port}, {"protocol", "TCP"}}})},
-      {"readinessProbe",
-       {{"exec", {{"command", Json::array({"opctl", "instance", "ready"})}}},
-        {"periodSeconds", 2},
-        {"timeoutSeconds", 5},
-        {"failureThreshold", 1}}},
+      {"readinessProbe", readiness_probe(spec.scheduling.readiness)},
       {"volumeMounts",
        Json::array({{{"name", "pgdata"}, {"mountPath", k_data_mount}},
                     {{"name", "run"}, {"mountPath", k_run_mount}},
@@ -65,14 +61,6 @@ Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template
     container["volumeMounts"].push_back({{"name", "backups"}, {"mountPath", k_backup_mount}});
   }
   return container;
-}
-
-Json anti_affinity(const ClusterSpec& spec) {
-  Json term = {{"labelSelector", {{"matchLabels", {{k_cluster_label, spec.name}}}}},
-               {"topologyKey", "kubernetes.io/hostname"}};
-  return {{"podAntiAffinity",
-           {{"preferredDuringSchedulingIgnoredDuringExecution",
-             Json::array({{{"weight", 100}, {"podAffinityTerm", term}}})}}}};
 }
 
 Json service(const ClusterSpec& spec, const std::string& name, Json selector) {
@@ -131,7 +119,8 @@ PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
                  {"resources", spec.resources},
                  {"uid", spec.postgres_uid},
                  {"gid", spec.postgres_gid}};
-  // Only when set, so turning archiving on rolls the instances and Clusters without it keep their hash.
+  // Only when set, so changing them rolls the instances and Clusters without them keep their hash.
+  if (Json scheduling = spec.scheduling.hash_inputs(); !scheduling.empty()) inputs["scheduling"] = scheduling;
   if (wal_archive)
     inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
   return {image, model::sha256_hex(inputs.dump()).substr(0, 16), std::move(wal_archive)};
@@ -156,16 +145,13 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
     backups["name"] = "backups";
     volumes.push_back(std::move(backups));
   }
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", metadata},
-          {"spec",
-           {{"serviceAccountName", instance},
-            {"securityContext", pod_security_context(spec)},
-            {"terminationGracePeriodSeconds", k_termination_grace_seconds},
-            {"affinity", anti_affinity(spec)},
-            {"containers", Json::array({postgres_container(spec, pod_template)})},
-            {"volumes", volumes}}}};
+  Json pod_spec = {{"serviceAccountName", instance},
+                   {"securityContext", pod_security_context(spec)},
+                   {"terminationGracePeriodSeconds", k_termination_grace_seconds},
+                   {"containers", Json::array({postgres_container(spec, pod_template)})},
+                   {"volumes", volumes}};
+  apply_scheduling(spec.scheduling, {{k_cluster_label, spec.name}}, pod_spec);
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", std::move(pod_spec)}};
 }
 
 Json carry_over_pod(const ClusterSpec& spec, const Json& live, const std::string& role) {

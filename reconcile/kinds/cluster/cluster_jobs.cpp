@@ -74,8 +74,10 @@ if [ -f "$artifact/base.tar.gz" ] || [ -f "$artifact/base.tar" ]; then
     touch "$PGDATA/recovery.signal"
     echo "local all all trust" >/tmp/recovery_hba.conf
     echo "replaying $WAL_DIR up to $TARGET_TIME$TARGET_LSN"
+    # hot_standby=off: a hot standby refuses WAL written with a higher max_connections (or the like, from
+    # spec.postgresql.parameters) than its own; nothing connects before the promotion anyway.
     postgres -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/tmp -c port=5432 \
-      -c hba_file=/tmp/recovery_hba.conf -c shared_buffers=64MB -c archive_mode=off \
+      -c hba_file=/tmp/recovery_hba.conf -c shared_buffers=64MB -c archive_mode=off -c hot_standby=off \
       -c "max_wal_senders=$REPLICATION_LIMIT" -c "max_replication_slots=$REPLICATION_LIMIT" \
       -c "restore_command=cp $WAL_DIR/%f %p" -c recovery_target_action=promote -c recovery_target_inclusive=on \
       "$@" &
@@ -217,6 +219,14 @@ Json job(const ClusterSpec& spec, const std::string& name, const char* purpose, 
   metadata["annotations"] = {{k_create_only_annotation, "true"}};
   pod_spec["restartPolicy"] = "Never";
   pod_spec["securityContext"] = pod_security_context(spec);
+  // They mount an instance's volume: they must be allowed where the instances run (tainted or
+  // selected nodes), and count against the same quotas.
+  apply_node_placement(spec.scheduling, pod_spec);
+  if (!spec.resources.empty())
+    for (const char* list : {"initContainers", "containers"})
+      if (pod_spec.contains(list))
+        for (auto& container : pod_spec[list])
+          container["resources"] = spec.resources;
   return {{"apiVersion", "batch/v1"},
           {"kind", "Job"},
           {"metadata", metadata},

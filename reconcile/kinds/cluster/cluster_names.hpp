@@ -35,6 +35,13 @@ inline constexpr const char* k_received_lsn_annotation = "opctl.io/received-lsn"
 inline constexpr const char* k_replay_lsn_annotation = "opctl.io/replay-lsn";
 inline constexpr const char* k_lsn_annotation = "opctl.io/lsn";
 inline constexpr const char* k_instance_error_annotation = "opctl.io/instance-error";
+// The configuration_hash() of the spec.postgresql the running PostgreSQL has
+// loaded, and the parameters it needs a restart for (comma-separated).
+inline constexpr const char* k_config_hash_annotation = "opctl.io/config-hash";
+inline constexpr const char* k_pending_restart_annotation = "opctl.io/pending-restart";
+// Of those, the ones lowered that a standby must hold at least at its primary's value
+// (max_connections ...): the primary restarts first.
+inline constexpr const char* k_pending_decrease_annotation = "opctl.io/pending-restart-decrease";
 // When the manager last reported (RFC 3339, its clock): at least every 10 s
 // while it runs, so a pass can tell a live report from a stale one.
 inline constexpr const char* k_reported_at_annotation = "opctl.io/reported-at";

@@ -46,6 +46,7 @@ ReconcileResult ClusterPass::run() {
   } else {
     reconcile_running();
     report_image_pulls();
+    record_configuration();
   }
 
   ReconcileResult result;

@@ -76,7 +76,7 @@ class ClusterPass {
   bool scale_up();
   bool rolling_update();
   bool supervised_primary_update();
-  void update_primary();
+  void update_primary(const std::string& why);
   bool promote_request();
 
   // opctl.io/hibernation and opctl.io/fenced-instances (hibernation.cpp).
@@ -92,6 +92,9 @@ class ClusterPass {
 
   // Failed Pods: what is deleted and why (failed_pods.cpp).
   void record_failed_pods();
+  // status.configuration: whether spec.postgresql reached every instance, and how
+  // (configuration_rollout.cpp).
+  void record_configuration();
   // Instances whose image cannot be pulled: the phase reason says how to make it exist (image_pulls.cpp).
   void report_image_pulls();
 

@@ -161,7 +161,16 @@ Schema cluster_spec_schema() {
              Schema::integer().describe("group id PostgreSQL runs as").minimum(0).default_value(26))
       .field("storage", storage_schema(), true)
       .field("resources",
-             Schema::free_form().describe("container resources (requests, limits) of every instance"))
+             Schema::free_form().describe(
+                 "container resources (requests, limits) of every instance's container and of the "
+                 "Cluster's Jobs (restore, major upgrade, final backup)"))
+      .field("postgresql", postgresql_schema())
+      .field("enableSuperuserAccess", superuser_access_schema())
+      .field("affinity", affinity_schema())
+      .field("topologySpreadConstraints", topology_spread_schema())
+      .field("priorityClassName",
+             Schema::string().describe("PriorityClass of the instances and the Cluster's Jobs"))
+      .field("probes", probes_schema())
       .field("primaryUpdateMethod", Schema::string()
                                         .describe("how the primary gets an update: switchover to the most "
                                                   "advanced updated replica, or restart in place")
@@ -279,6 +288,18 @@ Schema cluster_status_schema() {
       .field("hibernated",
              Schema::boolean().describe("opctl.io/hibernation stopped the Pods; cleared once the primary "
                                         "serves again"))
+      .field("configuration",
+             Schema::object()
+                 .describe("whether spec.postgresql is in force on every instance, and how it got there")
+                 .field("hash", Schema::string().describe("the configuration this describes"))
+                 .field("phase", Schema::string().describe("Applying or Applied"))
+                 .field("appliedBy",
+                        Schema::string().describe("Start (loaded when the instances started), Reload, or "
+                                                  "Restart (a parameter needed a rolling restart)"))
+                 .field("pendingRestart",
+                        Schema::array(Schema::string()).describe("instances waiting for a restart"))
+                 .field("restartParameters",
+                        Schema::array(Schema::string()).describe("the parameters that needed a restart")))
       .field("lastPromoteRequest",
              Schema::string().describe("the opctl.io/promote annotation last acted upon"))
       .field("observedGeneration", Schema::integer())
@@ -309,6 +330,8 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
   }
   cluster_spec_schema().validate(resource["spec"], "/spec", "spec", issues);
   const Json& spec = resource["spec"];
+  for (auto& issue : configuration_issues(spec))
+    issues.push_back(std::move(issue));
   if (issues.empty() && spec.is_object()) {
     long long instances = integer_at(spec, "instances", 1);
     long long min_sync = integer_at(spec, "minSyncReplicas", 0);
@@ -377,6 +400,8 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   spec.recovery_target_lsn = string_at(child(bootstrap, "recovery"), "targetLSN", "");
   spec.wal_archive_backup = string_at(child(body, "walArchive"), "backup", "");
   spec.final_backup = string_at(child(body, "finalBackup"), "backup", "");
+  spec.scheduling = pod_scheduling(body);
+  spec.postgresql = postgres_configuration(body);
   return spec;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "kinds/cluster/pod_scheduling.hpp"
+#include "kinds/cluster/postgres_configuration.hpp"
 #include "kinds/postgres_image.hpp"
 #include "kinds/schema/schema.hpp"
 #include "model/object.hpp"
@@ -62,7 +64,9 @@ struct ClusterSpec {
   // spec.bootstrap.recovery.targetTime / targetLSN: point-in-time recovery; empty: the latest artifact.
   std::string recovery_target_time;
   std::string recovery_target_lsn;
-  std::string wal_archive_backup;  // spec.walArchive.backup; empty: no WAL archiving
+  std::string wal_archive_backup;    // spec.walArchive.backup; empty: no WAL archiving
+  PodScheduling scheduling;          // spec.affinity, topologySpreadConstraints, priorityClassName, probes
+  PostgresConfiguration postgresql;  // spec.postgresql, spec.enableSuperuserAccess
 };
 
 schema::Schema cluster_spec_schema();

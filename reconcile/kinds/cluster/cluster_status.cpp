@@ -21,6 +21,14 @@ const Json* object_at(const Json& object, const char* key) {
   return object.is_object() && object.contains(key) && object[key].is_object() ? &object[key] : nullptr;
 }
 
+std::vector<std::string> strings(const Json& object, const char* key) {
+  std::vector<std::string> out;
+  if (object.is_object() && object.contains(key) && object[key].is_array())
+    for (const auto& item : object[key])
+      if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
 // Leaves out empty strings and zeros, so a cleared field disappears from the status.
 void put(Json& out, const char* key, const std::string& value) {
   if (!value.empty()) out[key] = value;
@@ -58,6 +66,13 @@ ClusterStatus ClusterStatus::from_json(const Json& status) {
   out.last_promote_request = text(status, "lastPromoteRequest");
   out.hibernated = status.is_object() && status.contains("hibernated") && status["hibernated"].is_boolean() &&
                    status["hibernated"].get<bool>();
+  if (const Json* configuration = object_at(status, "configuration")) {
+    out.configuration.hash = text(*configuration, "hash");
+    out.configuration.phase = text(*configuration, "phase");
+    out.configuration.applied_by = text(*configuration, "appliedBy");
+    out.configuration.pending_restart = strings(*configuration, "pendingRestart");
+    out.configuration.restart_parameters = strings(*configuration, "restartParameters");
+  }
   return out;
 }
 
@@ -101,6 +116,15 @@ Json ClusterStatus::to_json() const {
   if (!instance_states.empty()) out["instanceStates"] = instance_states;
   put(out, "lastPromoteRequest", last_promote_request);
   if (hibernated) out["hibernated"] = true;
+  if (!configuration.hash.empty()) {
+    Json entry = {{"hash", configuration.hash}};
+    put(entry, "phase", configuration.phase);
+    put(entry, "appliedBy", configuration.applied_by);
+    if (!configuration.pending_restart.empty()) entry["pendingRestart"] = configuration.pending_restart;
+    if (!configuration.restart_parameters.empty())
+      entry["restartParameters"] = configuration.restart_parameters;
+    out["configuration"] = entry;
+  }
   put(out, "phase", phase);
   put(out, "phaseReason", phase_reason);
   return out;

@@ -34,6 +34,16 @@ struct FinalBackupStatus {
   std::string phase;  // StoppingInstances, Running, Completed, Failed
 };
 
+// Whether spec.postgresql (parameters, pg_hba, enableSuperuserAccess) is in
+// force on every instance, and how it got there.
+struct ConfigurationStatus {
+  std::string hash;        // configuration_hash() of the spec it describes
+  std::string phase;       // Applying, Applied
+  std::string applied_by;  // Start (loaded at start), Reload, Restart (some parameter needed one)
+  std::vector<std::string> pending_restart;     // instances that wait for a restart
+  std::vector<std::string> restart_parameters;  // parameters a restart was (or is) needed for
+};
+
 struct ClusterStatus {
   int latest_generated_node = 0;
   std::string current_primary;
@@ -51,6 +61,7 @@ struct ClusterStatus {
   // opctl.io/hibernation stopped the Pods: set from the first hibernating pass
   // until the primary serves again after waking, so the replicas wait for it.
   bool hibernated = false;
+  ConfigurationStatus configuration;
 
   // Computed by every pass, written for users and `kubectl get`.
   int instances = 0;

@@ -107,6 +107,18 @@ std::string Instance::pod_spec_hash() const {
   return pod == nullptr ? "" : annotation_of(*pod, k_spec_hash_annotation);
 }
 
+std::string Instance::config_hash() const {
+  return has_live_pod() ? annotation_of(*pod, k_config_hash_annotation) : "";
+}
+
+std::string Instance::pending_restart() const {
+  return has_live_pod() ? annotation_of(*pod, k_pending_restart_annotation) : "";
+}
+
+std::string Instance::pending_decrease() const {
+  return has_live_pod() ? annotation_of(*pod, k_pending_decrease_annotation) : "";
+}
+
 bool postgres_running(const Json& pod) {
   for (const auto& status : pod.value("/status/containerStatuses"_json_pointer, Json::array()))
     if (status.is_object() && status.value("name", "") == "postgres")

@@ -57,6 +57,13 @@ struct Instance {
   // A Pod may be (re)created on this volume.
   bool volume_usable() const { return pvc != nullptr && !is_terminating(*pvc); }
   std::string pod_spec_hash() const;
+  // What its manager reports of the configuration its PostgreSQL loaded:
+  // the configuration_hash(), and the parameters waiting for a restart
+  // (comma-separated; empty when none). Empty without a live Pod.
+  std::string config_hash() const;
+  std::string pending_restart() const;
+  // Of those, the ones lowered that a standby must not have below its primary's.
+  std::string pending_decrease() const;
   // Its report as a failover candidate, judged at `now`: a report the manager
   // last wrote more than k_report_freshness ago is stale (the manager hangs,
   // or its node is cut off from the API server) and makes it unpromotable.

@@ -1,5 +1,7 @@
-// A changed Pod spec (image within the same major version, resources) rolls
-// through the instances one per pass: the replicas first, highest serial
+// A changed Pod spec (image within the same major version, resources,
+// scheduling), or PostgreSQL parameters that need a restart (the instances
+// report pg_settings.pending_restart after their reload), roll through the
+// instances one per pass: the replicas first, highest serial
 // first, each waiting until it is Ready again; then the primary, by switchover
 // to the most advanced updated replica (primaryUpdateMethod: switchover) or by
 // a restart in place (restart). The primary is never restarted while a Ready
@@ -22,23 +24,46 @@ std::string requested_instance(const std::string& request) {
   return request.substr(0, request.find('@'));
 }
 
+// Why `instance` must be recreated; empty when it is up to date.
+std::string outdated(const Instance& instance, const std::string& hash) {
+  if (instance.pod_spec_hash() != hash) return "the new spec";
+  if (std::string parameters = instance.pending_restart(); !parameters.empty())
+    return "a restart of PostgreSQL for " + parameters;
+  return "";
+}
+
 }  // namespace
 
 bool ClusterPass::rolling_update() {
   std::string hash = desired_template().hash;
+  // Lowering max_connections (and the like) goes the other way round: a standby may not run with less than
+  // its primary, so the primary's manager restarts PostgreSQL in place first, holding the Lease (a
+  // switchover or a new Pod would hand the primary to a replica with the higher value). The replicas wait.
+  if (const Instance* primary = view_.find(status_.target_primary);
+      primary != nullptr && !primary->pending_decrease().empty()) {
+    progress("RollingUpdate", "RestartingPrimary",
+             fmt::format("lowering {}: the primary {} restarts PostgreSQL in place before its replicas",
+                         primary->pending_decrease(), primary->name));
+    requeue(std::chrono::seconds(2));
+    return true;
+  }
   for (auto it = view_.instances.rbegin(); it != view_.instances.rend(); ++it) {
     const Instance& replica = it->second;
-    if (replica.name == status_.target_primary || replica.pod_spec_hash() == hash) continue;
+    if (replica.name == status_.target_primary) continue;
+    std::string why = outdated(replica, hash);
+    if (why.empty()) continue;
     plan_.stop.insert(replica.serial);
     progress("RollingUpdate", "UpdatingReplica",
-             fmt::format("recreating the replica {} with the new spec", replica.name));
+             fmt::format("recreating the replica {} for {}", replica.name, why));
     requeue(std::chrono::seconds(5));
     return true;
   }
   const Instance* primary = view_.find(status_.target_primary);
-  if (primary == nullptr || primary->pod_spec_hash() == hash) return false;
+  if (primary == nullptr) return false;
+  std::string why = outdated(*primary, hash);
+  if (why.empty()) return false;
   if (spec_.primary_update_strategy == PrimaryUpdateStrategy::supervised) return supervised_primary_update();
-  update_primary();
+  update_primary(why);
   return true;
 }
 
@@ -53,7 +78,7 @@ bool ClusterPass::supervised_primary_update() {
       restart_primary("asked for by opctl promote");
       return true;
     }
-    if (candidate != nullptr && candidate->ready() && candidate->pod_spec_hash() == desired_template().hash) {
+    if (candidate != nullptr && candidate->ready() && outdated(*candidate, desired_template().hash).empty()) {
       start_switchover(instance, "asked for by opctl promote");
       return true;
     }
@@ -67,19 +92,19 @@ bool ClusterPass::supervised_primary_update() {
   return true;
 }
 
-void ClusterPass::update_primary() {
+void ClusterPass::update_primary(const std::string& why) {
   if (spec_.primary_update_method == PrimaryUpdateMethod::restart) {
-    restart_primary("primaryUpdateMethod: restart");
+    restart_primary(why + "; primaryUpdateMethod: restart");
     return;
   }
   auto replicas = replica_reports(status_.target_primary);
   if (replicas.empty()) {
-    restart_primary("there is no replica to switch over to");
+    restart_primary(why + "; there is no replica to switch over to");
     return;
   }
   Election election = elect_primary(replicas);
   if (election.winner) {
-    start_switchover(*election.winner, "the primary runs an outdated spec; " + election.message);
+    start_switchover(*election.winner, "the primary waits for " + why + "; " + election.message);
     return;
   }
   progress("RollingUpdate", "WaitingForReplica",

@@ -53,11 +53,25 @@ std::string join_child(const std::string& field, const std::string& name) {
   return field.empty() ? name : field + "." + name;
 }
 
+// A key as a JSON pointer token (RFC 6901): a nodeSelector key holds '/'.
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    out += c == '~' ? std::string("~0") : c == '/' ? std::string("~1") : std::string(1, c);
+  return out;
+}
+
 }  // namespace
 
 Schema Schema::array(Schema items) {
   Schema schema(Type::array);
   schema.items_.push_back(std::move(items));
+  return schema;
+}
+
+Schema Schema::map(Schema values) {
+  Schema schema(Type::object);
+  schema.values_.push_back(std::move(values));
   return schema;
 }
 
@@ -139,6 +153,7 @@ Json Schema::openapi() const {
   }
   if (!required_.empty()) out["required"] = required_;
   if (!items_.empty()) out["items"] = items_.front().openapi();
+  if (!values_.empty()) out["additionalProperties"] = values_.front().openapi();
   if (!enum_.empty()) out["enum"] = enum_;
   if (minimum_) out["minimum"] = *minimum_;
   if (maximum_) out["maximum"] = *maximum_;
@@ -212,6 +227,10 @@ void Schema::validate(const Json& value, const std::string& pointer, const std::
 void Schema::validate_object(const Json& value, const std::string& pointer, const std::string& field,
                              std::vector<Issue>& issues) const {
   for (const auto& [key, child] : value.items()) {
+    if (!values_.empty()) {
+      values_.front().validate(child, pointer + "/" + pointer_token(key), join_child(field, key), issues);
+      continue;
+    }
     auto found =
         std::find_if(properties_.begin(), properties_.end(), [&](const auto& p) { return p.first == key; });
     if (found == properties_.end()) {

@@ -39,6 +39,9 @@ class Schema {
   static Schema array(Schema items);
   // Any object (x-kubernetes-preserve-unknown-fields), e.g. a Pod volume source.
   static Schema free_form() { return Schema(Type::free_form); }
+  // An object whose every key is free and every value is `values`
+  // (additionalProperties): PostgreSQL parameters, a nodeSelector.
+  static Schema map(Schema values);
 
   Schema& describe(std::string text);
   // A property of an object; `required` adds it to the required list.
@@ -75,7 +78,8 @@ class Schema {
   std::string description_;
   std::vector<std::pair<std::string, Schema>> properties_;
   std::vector<std::string> required_;
-  std::vector<Schema> items_;  // zero or one
+  std::vector<Schema> items_;   // zero or one
+  std::vector<Schema> values_;  // zero or one: a map's values
   std::vector<std::string> enum_;
   std::optional<long> minimum_;
   std::optional<long> maximum_;

@@ -98,3 +98,49 @@ TEST_CASE("replication limits leave a sender and a slot for every replica of the
   CHECK(setting("max_wal_senders") >= 2 * opctl::kinds::cluster::k_max_instances);
   CHECK(setting("max_replication_slots") >= 2 * opctl::kinds::cluster::k_max_instances);
 }
+
+TEST_CASE("postgresql.conf: initdb's file, then opctl's defaults, then the user's parameters, which win",
+          "[instance][configuration]") {
+  // Given user parameters, the file PostgreSQL reads should list them last (the last setting wins), quoted.
+  InstanceIdentity identity;
+  identity.pgdata = "/data/pgdata";
+  identity.run_dir = "/run/opctl";
+  std::string conf = postgresql_conf(
+      identity, {{"shared_buffers", "256MB"}, {"search_path", "'$user', public"}, {"port", "6543"}});
+  auto at = [&](const std::string& text) { return conf.find(text); };
+  REQUIRE(at("include_if_exists '/data/pgdata/postgresql.conf'") != std::string::npos);
+  REQUIRE(at("shared_buffers = '64MB'") != std::string::npos);
+  REQUIRE(at("shared_buffers = '256MB'") != std::string::npos);
+  CHECK(at("include_if_exists") < at("shared_buffers = '64MB'"));
+  CHECK(at("shared_buffers = '64MB'") < at("shared_buffers = '256MB'"));
+  CHECK(at("search_path = '''$user'', public'") != std::string::npos);
+  CHECK(at("port") == std::string::npos);  // refused: opctl's, even if the pass let it through
+  auto command = postgres_command(identity, false);
+  CHECK(std::find(command.begin(), command.end(), "config_file=/run/opctl/postgresql.conf") != command.end());
+  // What the user may override is no longer on the command line (which would win over the file).
+  for (const auto& argument : command)
+    CHECK(argument.rfind("shared_buffers=", 0) == std::string::npos);
+}
+
+TEST_CASE("pg_hba.conf: opctl's plumbing first, then the user's rules, then scram-sha-256 for everyone",
+          "[instance][configuration]") {
+  HbaOptions options;
+  options.user_rules = {"host all app 10.1.0.0/16 reject", "hostssl all all all scram-sha-256"};
+  std::string hba = hba_rules(true, options);
+  auto at = [&](const std::string& text) { return hba.find(text); };
+  REQUIRE(at("host all app 10.1.0.0/16 reject") != std::string::npos);
+  CHECK(at("local all all trust") < at("host replication streaming_replica"));
+  CHECK(at("host replication streaming_replica") < at("host all app 10.1.0.0/16 reject"));
+  CHECK(at("host all app 10.1.0.0/16 reject") < at("hostssl all all all"));
+  CHECK(at("hostssl all all all") < at("host all all all scram-sha-256"));
+  CHECK(at("host all postgres") == std::string::npos);  // superuser access is on by default
+
+  // Superuser access off: only from the other instances (pg_rewind, a failover's questions), before any
+  // user rule could let it in.
+  options.superuser_access = false;
+  options.instance_hosts = {"10.244.0.7", "fd00::5"};
+  hba = hba_rules(false, options);
+  CHECK(at("host all postgres 10.244.0.7/32 scram-sha-256") != std::string::npos);
+  CHECK(hba.find("host all postgres fd00::5/128 scram-sha-256") != std::string::npos);
+  CHECK(hba.find("host all postgres all reject") < hba.find("host all app 10.1.0.0/16 reject"));
+}
