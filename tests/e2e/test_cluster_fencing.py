@@ -11,8 +11,7 @@ and everything is read back with kubectl and the host's psql, never through opct
 - hibernation: the replica's Pod goes before the primary's, then every Pod is gone while the volumes, Secrets and
   Services stay; waking starts the primary first, on its volume, and the rows written before are all there.
 
-OPCTL_E2E_INSTANCE_IMAGE names the instance image to run (default: the testenv's localhost/opctl-postgresql:15),
-for an engineer whose build must not replace another's image of the same name on a shared node.
+The instance image is postgres_support's IMAGE (OPCTL_E2E_POSTGRES_IMAGE names another build, see CONTRIBUTING.md).
 """
 import os
 import signal
@@ -22,7 +21,6 @@ import pytest
 
 from postgres_support import IMAGE, PgCluster, instance_manager_pid, node_psql, prepare_node_suite
 
-INSTANCE_IMAGE = os.environ.get("OPCTL_E2E_INSTANCE_IMAGE", IMAGE)
 TABLE = "CREATE TABLE IF NOT EXISTS writes (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())"
 # The Lease's default duration (15 s) and a margin: long enough for a replica to have taken an expired Lease.
 PAST_LEASE_EXPIRY = 25
@@ -41,7 +39,7 @@ def db(cluster, tmp_path_factory):
         return root
 
     db = PgCluster(cluster, namespace, manifests)
-    db.write(instances=2, image=INSTANCE_IMAGE)
+    db.write(instances=2, image=IMAGE)
     db.settle(timeout=240)
     assert db.status()["currentPrimary"] == "db-1"
     db.app(TABLE)
