@@ -107,11 +107,11 @@ std::string PostgresTools::control_field(const std::string& key) const {
 
 std::vector<std::pair<std::string, std::string>> PostgresTools::standby_floor(
     const std::string& config_file) const {
-  // pg_controldata's names for them.
+  // pg_controldata's names for them. Not max_wal_senders: opctl sets it on every command line, the same
+  // everywhere (the files' value, which postgres -C reads, is not the one that runs).
   const std::pair<const char*, const char*> k_recorded[] = {
       {"max_connections", "max_connections setting"},
       {"max_worker_processes", "max_worker_processes setting"},
-      {"max_wal_senders", "max_wal_senders setting"},
       {"max_prepared_transactions", "max_prepared_xacts setting"},
       {"max_locks_per_transaction", "max_locks_per_xact setting"}};
   std::vector<std::pair<std::string, std::string>> floor;
