@@ -12,8 +12,15 @@ const Json& member(const Json& object, const char* key, const Json& fallback) {
   return object.is_object() && object.contains(key) && !object[key].is_null() ? object[key] : fallback;
 }
 
+// The member, or null when it is absent. The null is a constant that outlives the caller's
+// reference: a temporary `Json()` as the fallback would be gone at the end of the statement.
+const Json& member(const Json& object, const char* key) {
+  static const Json absent;
+  return member(object, key, absent);
+}
+
 int integer(const Json& object, const char* key, int fallback) {
-  const Json& value = member(object, key, Json());
+  const Json& value = member(object, key);
   return value.is_number_integer() ? value.get<int>() : fallback;
 }
 
@@ -84,24 +91,22 @@ PodScheduling pod_scheduling(const Json& spec) {
   PodScheduling out;
   const Json empty = Json::object();
   const Json& affinity = member(spec, "affinity", empty);
-  const Json& enable = member(affinity, "enablePodAntiAffinity", Json());
+  const Json& enable = member(affinity, "enablePodAntiAffinity");
   if (enable.is_boolean()) out.enable_pod_anti_affinity = enable.get<bool>();
-  const Json& type = member(affinity, "podAntiAffinityType", Json());
+  const Json& type = member(affinity, "podAntiAffinityType");
   out.anti_affinity_required = type.is_string() && type.get<std::string>() == "required";
-  const Json& key = member(affinity, "topologyKey", Json());
+  const Json& key = member(affinity, "topologyKey");
   if (key.is_string() && !key.get<std::string>().empty()) out.topology_key = key.get<std::string>();
-  if (const Json& value = member(affinity, "nodeSelector", Json()); value.is_object())
-    out.node_selector = value;
-  if (const Json& value = member(affinity, "tolerations", Json()); value.is_array()) out.tolerations = value;
-  if (const Json& value = member(affinity, "nodeAffinity", Json()); value.is_object())
-    out.node_affinity = value;
-  if (const Json& value = member(affinity, "additionalPodAffinity", Json()); value.is_object())
+  if (const Json& value = member(affinity, "nodeSelector"); value.is_object()) out.node_selector = value;
+  if (const Json& value = member(affinity, "tolerations"); value.is_array()) out.tolerations = value;
+  if (const Json& value = member(affinity, "nodeAffinity"); value.is_object()) out.node_affinity = value;
+  if (const Json& value = member(affinity, "additionalPodAffinity"); value.is_object())
     out.additional_pod_affinity = value;
-  if (const Json& value = member(affinity, "additionalPodAntiAffinity", Json()); value.is_object())
+  if (const Json& value = member(affinity, "additionalPodAntiAffinity"); value.is_object())
     out.additional_pod_anti_affinity = value;
-  if (const Json& value = member(spec, "topologySpreadConstraints", Json()); value.is_array())
+  if (const Json& value = member(spec, "topologySpreadConstraints"); value.is_array())
     out.topology_spread_constraints = value;
-  if (const Json& value = member(spec, "priorityClassName", Json()); value.is_string())
+  if (const Json& value = member(spec, "priorityClassName"); value.is_string())
     out.priority_class_name = value.get<std::string>();
   out.readiness = probe_timings(member(member(spec, "probes", empty), "readiness", empty));
   return out;
