@@ -132,7 +132,7 @@ int run_diff_base(DiffOptions& options) {
 int run_diff(DiffOptions& options) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
-  ProgressDisplay display(progress_settings(common.quiet, common.verbose, progress_interval(common)));
+  ProgressDisplay display(progress_settings(common));
   SourceProgress progress(options.common.source, display, common.quiet);
   if (!options.base.empty()) return run_diff_base(options);
   if (options.no_cluster)

@@ -76,10 +76,7 @@ void print_text(const Json& history) {
 int run_history(HistoryOptions& options) {
   CommonOptions& common = options.common;
   finish_source_options(common);
-  FetchProgress fetching(
-      options.common.source,
-      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
-      options.common.quiet);
+  FetchProgress fetching(options.common);
   // A set named only by an opctl.yaml inside its repository: read it from there.
   if (!common.set_named && !common.source.repo.empty()) load_manifests(common);
   ClusterConnection connection = connect(common);

@@ -197,10 +197,7 @@ void warn_metrics_paths(const InstallCommandOptions& options) {
 
 int run_install(InstallCommandOptions& options) {
   finish_source_options(options.common);
-  FetchProgress fetching(
-      options.common.source,
-      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
-      options.common.quiet);
+  FetchProgress fetching(options.common);
   std::optional<ClusterConnection> connection;
   auto manifests = build_manifests(options, connection);
   warn_metrics_paths(options);

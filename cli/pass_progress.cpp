@@ -93,6 +93,10 @@ SourceProgress::~SourceProgress() {
   source_.on_warning = std::move(on_warning_);
 }
 
+ProgressSettings progress_settings(const CommonOptions& common) {
+  return progress_settings(common.quiet, common.verbose, progress_interval(common));
+}
+
 std::string byte_size_text(std::size_t bytes) {
   if (bytes < 1024) return fmt::format("{} B", bytes);
   if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apply/apply_pass.hpp"
+#include "common_options.hpp"
 #include "progress.hpp"
 #include "source/desired_source.hpp"
 
@@ -50,12 +51,15 @@ class SourceProgress {
   std::function<void(const std::string&)> on_warning_;
 };
 
-// A display that shows only the fetches of `source`: for the commands whose
-// only long wait is loading the set (status, tree, validate, history, install).
+// The progress a command's -q, -v and --progress-interval ask for.
+ProgressSettings progress_settings(const CommonOptions& common);
+
+// A display that shows only the fetches of `common.source`: for the commands
+// whose only long wait is loading the set (status, tree, validate, history, install).
 class FetchProgress {
  public:
-  FetchProgress(source::SourceOptions& source, ProgressSettings settings, bool quiet)
-      : display_(settings), progress_(source, display_, quiet) {}
+  explicit FetchProgress(CommonOptions& common)
+      : display_(progress_settings(common)), progress_(common.source, display_, common.quiet) {}
 
  private:
   ProgressDisplay display_;

@@ -168,7 +168,7 @@ std::function<void(const std::string&)> report_pass_events(const ReconcileOption
 int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   finish_source_options(options.common);
   const CommonOptions& common = options.common;
-  ProgressDisplay display(progress_settings(common.quiet, common.verbose, progress_interval(common)));
+  ProgressDisplay display(progress_settings(common));
   SourceProgress source_progress(options.common.source, display, common.quiet);
   std::pair<source::SourceRevision, std::vector<model::Object>> manifests;
   // The pin, as the set's parent records it, decides the commit loaded (set_pin_plan.hpp).

@@ -64,10 +64,7 @@ Json ready_condition(const Json& live) {
 
 int run_status(StatusOptions& options) {
   finish_source_options(options.common);
-  FetchProgress fetching(
-      options.common.source,
-      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
-      options.common.quiet);
+  FetchProgress fetching(options.common);
   // The set as its next pass would load it: at the pinned commit while a rollback pins it.
   PinPlan pin_plan = plan_pin(options.common, {});
   auto [revision, objects] = load_manifests(options.common);

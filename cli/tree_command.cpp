@@ -27,10 +27,7 @@ struct TreeOptions {
 
 int run_tree(TreeOptions& options) {
   finish_source_options(options.common);
-  FetchProgress fetching(
-      options.common.source,
-      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
-      options.common.quiet);
+  FetchProgress fetching(options.common);
   DesiredSet desired = load_desired_set(options.common);
   const auto& config = options.common.config;
   auto& client = *desired.connection.client;

@@ -165,10 +165,7 @@ void render_text(const validate::ValidationReport& report, const ValidateCommand
 }
 
 int run_validate(ValidateCommandOptions& options) {
-  FetchProgress fetching(
-      options.common.source,
-      progress_settings(options.common.quiet, options.common.verbose, progress_interval(options.common)),
-      options.common.quiet);
+  FetchProgress fetching(options.common);
   auto report = run_checks(options);
   if (is_structured(options.output)) {
     std::cout << render_structured(validate::report_to_json(report), options.output);
