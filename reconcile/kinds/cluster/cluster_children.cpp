@@ -212,15 +212,15 @@ std::vector<Json> build_instance_rbac(const ClusterSpec& spec, const std::string
   // Pod (its report and its role label): the manager lists the Cluster's
   // Pods (its peers, their addresses), patches its own Pod, reads the Cluster
   // and the Secrets, and reads and writes the primary Lease. It polls and
-  // never watches, so no `watch`.
+  // never watches, so no `watch`. The primary also reads the Secrets that
+  // spec.managed.roles take passwords from: those, by name, and no other.
+  Json secrets = {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)};
+  for (const auto& name : password_secrets(spec.managed))
+    secrets.push_back(name);
   Json rules = Json::array(
       {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list"}}},
        {{"apiGroups", {""}}, {"resources", {"pods"}}, {"resourceNames", {instance}}, {"verbs", {"patch"}}},
-       {{"apiGroups", {""}},
-        {"resources", {"secrets"}},
-        {"resourceNames",
-         {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)}},
-        {"verbs", {"get"}}},
+       {{"apiGroups", {""}}, {"resources", {"secrets"}}, {"resourceNames", secrets}, {"verbs", {"get"}}},
        {{"apiGroups", {k_group}},
         {"resources", {"clusters"}},
         {"resourceNames", {spec.name}},

@@ -42,6 +42,8 @@ inline constexpr const char* k_pending_restart_annotation = "opctl.io/pending-re
 // Of those, the ones lowered that a standby must hold at least at its primary's value
 // (max_connections ...): the primary restarts first.
 inline constexpr const char* k_pending_decrease_annotation = "opctl.io/pending-restart-decrease";
+// What the primary's manager did with spec.managed (ManagedReport, JSON); only on the primary.
+inline constexpr const char* k_managed_status_annotation = "opctl.io/managed-status";
 // When the manager last reported (RFC 3339, its clock): at least every 10 s
 // while it runs, so a pass can tell a live report from a stale one.
 inline constexpr const char* k_reported_at_annotation = "opctl.io/reported-at";

@@ -47,6 +47,7 @@ ReconcileResult ClusterPass::run() {
     reconcile_running();
     report_image_pulls();
     record_configuration();
+    record_managed();
   }
 
   ReconcileResult result;

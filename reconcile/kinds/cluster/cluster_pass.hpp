@@ -95,6 +95,8 @@ class ClusterPass {
   // status.configuration: whether spec.postgresql reached every instance, and how
   // (configuration_rollout.cpp).
   void record_configuration();
+  // status.managedRolesStatus and managedDatabasesStatus from the primary's report (managed_status.cpp).
+  void record_managed();
   // Instances whose image cannot be pulled: the phase reason says how to make it exist (image_pulls.cpp).
   void report_image_pulls();
 

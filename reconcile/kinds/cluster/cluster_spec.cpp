@@ -166,6 +166,7 @@ Schema cluster_spec_schema() {
                  "Cluster's Jobs (restore, major upgrade, final backup)"))
       .field("postgresql", postgresql_schema())
       .field("enableSuperuserAccess", superuser_access_schema())
+      .field("managed", managed_schema())
       .field("affinity", affinity_schema())
       .field("topologySpreadConstraints", topology_spread_schema())
       .field("priorityClassName",
@@ -300,6 +301,8 @@ Schema cluster_status_schema() {
                         Schema::array(Schema::string()).describe("instances waiting for a restart"))
                  .field("restartParameters",
                         Schema::array(Schema::string()).describe("the parameters that needed a restart")))
+      .field("managedRolesStatus", managed_status_schema("roles"))
+      .field("managedDatabasesStatus", managed_status_schema("databases"))
       .field("lastPromoteRequest",
              Schema::string().describe("the opctl.io/promote annotation last acted upon"))
       .field("observedGeneration", Schema::integer())
@@ -331,6 +334,10 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
   cluster_spec_schema().validate(resource["spec"], "/spec", "spec", issues);
   const Json& spec = resource["spec"];
   for (auto& issue : configuration_issues(spec))
+    issues.push_back(std::move(issue));
+  const Json& initdb = child(child(spec, "bootstrap"), "initdb");
+  for (auto& issue :
+       managed_issues(spec, string_at(initdb, "owner", "app"), string_at(initdb, "database", "app")))
     issues.push_back(std::move(issue));
   if (issues.empty() && spec.is_object()) {
     long long instances = integer_at(spec, "instances", 1);
@@ -402,6 +409,7 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   spec.final_backup = string_at(child(body, "finalBackup"), "backup", "");
   spec.scheduling = pod_scheduling(body);
   spec.postgresql = postgres_configuration(body);
+  spec.managed = managed_objects(body);
   return spec;
 }
 

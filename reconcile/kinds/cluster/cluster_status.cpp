@@ -125,6 +125,8 @@ Json ClusterStatus::to_json() const {
       entry["restartParameters"] = configuration.restart_parameters;
     out["configuration"] = entry;
   }
+  if (!managed_roles.is_null()) out["managedRolesStatus"] = managed_roles;
+  if (!managed_databases.is_null()) out["managedDatabasesStatus"] = managed_databases;
   put(out, "phase", phase);
   put(out, "phaseReason", phase_reason);
   return out;

@@ -62,6 +62,10 @@ struct ClusterStatus {
   // until the primary serves again after waking, so the replicas wait for it.
   bool hibernated = false;
   ConfigurationStatus configuration;
+  // managedRolesStatus and managedDatabasesStatus (managed_status()), computed by every pass; null when
+  // nothing is managed.
+  model::Json managed_roles;
+  model::Json managed_databases;
 
   // Computed by every pass, written for users and `kubectl get`.
   int instances = 0;
