@@ -5,11 +5,13 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "instance/leadership.hpp"
+#include "kinds/cluster/managed_objects.hpp"
 #include "kinds/cluster/postgres_configuration.hpp"
 
 namespace opctl::instance {
@@ -26,6 +28,16 @@ struct Credentials {
            !app_database.empty() && !replication_password.empty();
   }
   bool operator==(const Credentials&) const = default;
+};
+
+// A Secret spec.managed.roles takes a password from, as last read.
+struct RolePassword {
+  std::string version;  // its uid and resourceVersion: a new one is applied again
+  std::string username;
+  std::string password;
+  std::string problem;  // why it cannot be used (missing, unreadable, no password); never the value
+
+  bool operator==(const RolePassword&) const = default;
 };
 
 // Where another instance's PostgreSQL answers (its Pod's IP).
@@ -72,6 +84,9 @@ struct Inputs {
   bool hibernation = false;  // opctl.io/hibernation: "on" (the pass stops the Pods, primary last)
   // spec.postgresql and spec.enableSuperuserAccess.
   kinds::cluster::PostgresConfiguration configuration;
+  // spec.managed, and the Secrets its roles name (by Secret name); the primary applies them.
+  kinds::cluster::ManagedObjects managed;
+  std::map<std::string, RolePassword> role_passwords;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
@@ -88,6 +103,8 @@ struct InstanceReport {
   std::string pending_restart;  // the loaded parameters that wait for a restart, comma-separated
   // Of those, the ones lowered that a standby may not have below its primary's, comma-separated.
   std::string pending_decrease;
+  // The primary: what it did with spec.managed (ManagedReport::to_text()); empty elsewhere.
+  std::string managed;
   bool operator==(const InstanceReport&) const = default;
 };
 

@@ -645,6 +645,8 @@ void InstanceManager::serve_primary(const Inputs& inputs, const LocalState& loca
   sync_standby_names(db, inputs, local.timeline);
   if (!identity_.wal_archive_dir.empty()) check_wal_archive(db, inputs);
   ready_ = synced_credentials_.has_value();
+  // After opctl's own roles and database: a managed database may be owned by the application owner.
+  if (ready_) managed_.step(db, inputs);
 }
 
 void InstanceManager::serve_replica(const LocalState& local) {
@@ -833,6 +835,10 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
     report.current_lsn = local->current_lsn;
     report.timeline = local->timeline;
   }
+  if (report.role == "primary")
+    report.managed = managed_.report();
+  else
+    managed_.forget();  // whoever is the primary next applies spec.managed anew
   if (report.role != "stopped") {
     report.config_hash = loaded_hash_;
     report.pending_restart = pending_restart_;

@@ -32,6 +32,7 @@
 #include "instance/instance_identity.hpp"
 #include "instance/instance_inputs.hpp"
 #include "instance/lease_keeper.hpp"
+#include "instance/managed_sync.hpp"
 #include "instance/postgres_server.hpp"
 #include "instance/postgres_tools.hpp"
 
@@ -149,6 +150,7 @@ class InstanceManager {
   ManagerOptions options_;
   PostgresTools tools_;
   PostgresServer server_;
+  ManagedSync managed_{tools_};  // spec.managed, applied while this instance is the primary
 
   std::optional<Inputs> inputs_;  // the last inputs read
   std::optional<Credentials> passfile_credentials_;

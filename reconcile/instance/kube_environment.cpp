@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "instance/instance_error.hpp"
 #include "kinds/cluster/cluster_annotations.hpp"
 #include "kinds/cluster/cluster_names.hpp"
@@ -71,6 +73,39 @@ std::optional<Credentials> KubeEnvironment::read_credentials() {
   return credentials;
 }
 
+std::map<std::string, RolePassword> KubeEnvironment::read_role_passwords(
+    const std::vector<std::string>& names) {
+  std::map<std::string, RolePassword> out;
+  if (names.empty()) return out;
+  auto secrets = kube::core_v1_resource("Secret", "secrets", true);
+  std::vector<kube::HttpRequest> requests;
+  for (const auto& name : names)
+    requests.push_back(client_.get_request(secrets, identity_.namespace_name, name));
+  auto results = client_.execute(requests);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    RolePassword& secret = out[names[i]];
+    const auto& result = results[i];
+    if (!result.ok()) {
+      // Forbidden until a pass grants this instance the Secret (its Role names each one).
+      secret.problem = result.status.reason == kube::ApiReason::not_found
+                           ? "it does not exist"
+                           : "it cannot be read: " + result.status.message;
+      continue;
+    }
+    auto field = [&](const char* key) {
+      Json::json_pointer at(std::string("/data/") + key);
+      if (!result.object.contains(at) || !result.object[at].is_string()) return std::string();
+      return model::base64_decode(result.object[at].get<std::string>()).value_or("");
+    };
+    secret.version =
+        text_at(result.object, "/metadata/uid") + "/" + text_at(result.object, "/metadata/resourceVersion");
+    secret.username = field("username");
+    secret.password = field("password");
+    if (secret.password.empty()) secret.problem = "it has no password";
+  }
+  return out;
+}
+
 Inputs KubeEnvironment::observe() {
   auto pods = kube::core_v1_resource("Pod", "pods", true);
   kube::ListOptions options;
@@ -132,12 +167,21 @@ Inputs KubeEnvironment::observe() {
       names::parse_hibernation(names::annotation_text(cluster.object, names::k_hibernation_annotation)).value;
   inputs.configuration = kinds::cluster::postgres_configuration(cluster.object.value("spec", Json::object()));
 
+  inputs.managed = kinds::cluster::managed_objects(cluster.object.value("spec", Json::object()));
+
   auto now = SteadyClock::now();
-  if (!credentials_ || now - credentials_read_at_ > 10s) {
+  std::vector<std::string> password_names = kinds::cluster::password_secrets(inputs.managed);
+  bool names_changed =
+      password_names.size() != role_passwords_.size() ||
+      !std::equal(password_names.begin(), password_names.end(), role_passwords_.begin(),
+                  [](const std::string& name, const auto& read) { return name == read.first; });
+  if (!credentials_ || now - credentials_read_at_ > 10s || names_changed) {
     if (auto fresh = read_credentials()) credentials_ = fresh;
+    role_passwords_ = read_role_passwords(password_names);
     credentials_read_at_ = now;
   }
   inputs.credentials = credentials_;
+  inputs.role_passwords = role_passwords_;
   return inputs;
 }
 
@@ -149,11 +193,11 @@ void KubeEnvironment::report(const InstanceReport& report) {
   bool relabel = role != role_label_;
   // Unchanged, it is written again only as a heartbeat.
   if (!relabel && reported_ == report && now - reported_at_ < k_heartbeat) return;
-  bool only_positions = reported_ && reported_->role == report.role && reported_->error == report.error &&
-                        reported_->config_hash == report.config_hash &&
-                        reported_->pending_restart == report.pending_restart &&
-                        reported_->pending_decrease == report.pending_decrease &&
-                        reported_->streaming == report.streaming && reported_->timeline == report.timeline;
+  bool only_positions =
+      reported_ && reported_->role == report.role && reported_->error == report.error &&
+      reported_->config_hash == report.config_hash && reported_->pending_restart == report.pending_restart &&
+      reported_->pending_decrease == report.pending_decrease && reported_->streaming == report.streaming &&
+      reported_->timeline == report.timeline && reported_->managed == report.managed;
   if (!relabel && only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
   Json annotations = {
@@ -168,6 +212,7 @@ void KubeEnvironment::report(const InstanceReport& report) {
       {names::k_config_hash_annotation, value(report.config_hash)},
       {names::k_pending_restart_annotation, value(report.pending_restart)},
       {names::k_pending_decrease_annotation, value(report.pending_decrease)},
+      {names::k_managed_status_annotation, value(report.managed)},
       {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;

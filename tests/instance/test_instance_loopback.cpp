@@ -31,6 +31,7 @@
 #include "instance/postgres_settings.hpp"
 #include "instance/wal_archive_owner.hpp"
 #include "instance/write_deadline.hpp"
+#include "kinds/cluster/managed_objects.hpp"
 #include "process/child_process.hpp"
 
 namespace opctl::instance {
@@ -791,6 +792,104 @@ TEST_CASE(
   CHECK(superuser_sql(a, "SELECT pg_postmaster_start_time()") != started);
   CHECK(a.report().role == "primary");
   CHECK(a.report().pending_restart.empty());
+}
+
+std::string managed_sql(Node& node, const std::string& database, const std::string& sql) {
+  PostgresTools tools(node.identity);
+  return tools.connect_local(database).value(sql);
+}
+
+TEST_CASE(
+    "spec.managed on a running primary: roles with a password from a Secret, rotated; a database with an "
+    "extension; absent with retain keeps it, with delete drops it; a role that owns objects stays") {
+  // Given a running primary, the declared roles and database should appear as declared, a new Secret version
+  // should replace the password, and ensure: absent should drop only what it is asked to.
+  using kinds::cluster::ManagedReport;
+  Loopback loopback;
+  const auto [port_a, unused] = free_ports();
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
+  step_until({&a}, [&] { return a.ready(); });
+  model::Json declared = {{"roles",
+                           {{{"name", "alice"},
+                             {"login", true},
+                             {"connectionLimit", 3},
+                             {"inRoles", {"readers"}},
+                             {"passwordSecret", {{"name", "alice-secret"}}}},
+                            {{"name", "readers"}, {"comment", "read only"}}}},
+                          {"databases",
+                           {{{"name", "shop"},
+                             {"owner", "alice"},
+                             {"encoding", "UTF8"},
+                             {"extensions", {{{"name", "pg_trgm"}}}}}}}};
+  auto declare = [&] {
+    a.environment.inputs.managed = kinds::cluster::managed_objects({{"managed", declared}});
+  };
+  auto report = [&] { return ManagedReport::parse(a.report().managed); };
+  auto applied = [&] { return report().hash == kinds::cluster::managed_hash(a.environment.inputs.managed); };
+  declare();
+  a.environment.inputs.role_passwords = {{"alice-secret", {"uid/1", "alice", "alice-password-1", ""}}};
+  step_until({&a}, applied);
+  CHECK(report().roles.at("alice").state == "reconciled");
+  CHECK(report().roles.at("readers").state == "reconciled");
+  CHECK(report().databases.at("shop").state == "reconciled");
+  CHECK(superuser_sql(a, "SELECT rolconnlimit FROM pg_roles WHERE rolname = 'alice'") == "3");
+  CHECK(superuser_sql(a,
+                      "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = 'readers'") ==
+        "read only");
+  CHECK(superuser_sql(a,
+                      "SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
+                      "JOIN pg_roles u ON u.oid = m.member WHERE u.rolname = 'alice'") == "readers");
+  CHECK(managed_sql(a, "shop", "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == "pg_trgm");
+  CHECK(superuser_sql(a, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'shop'") ==
+        "alice");
+  auto as_alice = [&](const std::string& password, const std::string& sql) {
+    return sql_as(port_a, "alice", password, sql, "shop");
+  };
+  auto created = as_alice("alice-password-1", "CREATE TABLE kept (id int); INSERT INTO kept VALUES (1), (2)");
+  INFO(created.err);
+  REQUIRE(created.exit_code == 0);
+
+  // A new version of the Secret: the new password works, the old one no longer.
+  a.environment.inputs.role_passwords = {{"alice-secret", {"uid/2", "alice", "alice-password-2", ""}}};
+  step_until({&a}, [&] { return as_alice("alice-password-2", "SELECT 1").exit_code == 0; });
+  CHECK(as_alice("alice-password-1", "SELECT 1").exit_code != 0);
+  // A Secret for another user is refused, and the password stays.
+  a.environment.inputs.role_passwords = {{"alice-secret", {"uid/3", "bob", "alice-password-3", ""}}};
+  step_until({&a}, [&] { return report().roles.at("alice").state == "cannotReconcile"; });
+  CHECK(report().roles.at("alice").reason.find("username is not the role's name") != std::string::npos);
+  CHECK(report().roles.at("alice").reason.find("alice-password") == std::string::npos);
+  CHECK(as_alice("alice-password-2", "SELECT 1").exit_code == 0);
+  a.environment.inputs.role_passwords = {{"alice-secret", {"uid/4", "alice", "alice-password-2", ""}}};
+
+  // Altered: attributes and memberships follow the declaration exactly.
+  declared["roles"][0]["connectionLimit"] = 5;
+  declared["roles"][0]["inRoles"] = model::Json::array();
+  declare();
+  step_until({&a}, [&] { return applied() && report().roles.at("alice").state == "reconciled"; });
+  CHECK(superuser_sql(a, "SELECT rolconnlimit FROM pg_roles WHERE rolname = 'alice'") == "5");
+  CHECK(superuser_sql(a,
+                      "SELECT count(*) FROM pg_auth_members m JOIN pg_roles u ON u.oid = m.member "
+                      "WHERE u.rolname = 'alice'") == "0");
+
+  // Absent with retain: no longer managed, the data stays. The owner, declared absent, cannot be dropped.
+  declared["databases"][0]["ensure"] = "absent";
+  declared["roles"][0]["ensure"] = "absent";
+  declare();
+  step_until({&a}, applied);
+  CHECK(report().databases.at("shop").state == "retained");
+  CHECK(report().roles.at("alice").state == "cannotReconcile");
+  CHECK(report().roles.at("alice").reason.find("2BP01") != std::string::npos);
+  CHECK(managed_sql(a, "shop", "SELECT count(*) FROM kept") == "2");
+
+  // With delete it goes, and then its owner can go too (in the same run: databases before absent roles).
+  declared["databases"][0]["reclaimPolicy"] = "delete";
+  declare();
+  step_until({&a}, applied);
+  CHECK(report().databases.at("shop").state == "removed");
+  CHECK(report().roles.at("alice").state == "removed");
+  CHECK(superuser_sql(a, "SELECT count(*) FROM pg_database WHERE datname = 'shop'") == "0");
+  CHECK(superuser_sql(a, "SELECT count(*) FROM pg_roles WHERE rolname = 'alice'") == "0");
+  CHECK(a.ready());
 }
 
 }  // namespace
