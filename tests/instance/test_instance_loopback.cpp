@@ -807,8 +807,12 @@ TEST_CASE(
   using kinds::cluster::ManagedReport;
   Loopback loopback;
   const auto [port_a, unused] = free_ports();
+  CapturedServerLog log(loopback.root() / "server.log");
   Node& a = loopback.add("db-1", port_a, port_a, "db-1");
   step_until({&a}, [&] { return a.ready(); });
+  // Every statement logged: the passwords set below must still leave no trace.
+  superuser_sql(a, "ALTER SYSTEM SET log_statement = 'all'");
+  superuser_sql(a, "SELECT pg_reload_conf()");
   model::Json declared = {{"roles",
                            {{{"name", "alice"},
                              {"login", true},
@@ -890,6 +894,16 @@ TEST_CASE(
   CHECK(superuser_sql(a, "SELECT count(*) FROM pg_database WHERE datname = 'shop'") == "0");
   CHECK(superuser_sql(a, "SELECT count(*) FROM pg_roles WHERE rolname = 'alice'") == "0");
   CHECK(a.ready());
+
+  a.manager->shut_down(5s, 30s);
+  std::string server_log = log.text();
+  CHECK(server_log.find("CREATE ROLE \"alice\"") != std::string::npos);  // statements are logged ...
+  for (const std::string& secret : {std::string("alice-password-"), std::string("SCRAM-SHA-256$4096:")}) {
+    auto at = server_log.find(secret);  // ... but no password, nor its verifier
+    INFO(secret << " in: "
+                << (at == std::string::npos ? "" : server_log.substr(at > 300 ? at - 300 : 0, 600)));
+    CHECK(at == std::string::npos);
+  }
 }
 
 }  // namespace
