@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "kinds/cluster/backup_contract.hpp"
 #include "kinds/cluster/cluster_crd.hpp"
 #include "kinds/cluster/cluster_names.hpp"
@@ -39,6 +41,37 @@ ReconcileResult invalid_spec(const Observed& observed, const std::vector<schema:
                        {"Progressing", false, "InvalidSpec", ""},
                        {"Degraded", true, "InvalidSpec", message}};
   return result;
+}
+
+// A role's passwordSecret that the set does not hold: fine when something else
+// makes it (a secrets operator), but a typo would leave the role without its
+// password until fixed (reported as cannotReconcile), so validate says so.
+std::vector<Problem> missing_password_secrets(const model::Object& object,
+                                              const std::vector<model::Object>& desired) {
+  std::vector<Problem> warnings;
+  Json::json_pointer at("/spec/managed/roles");
+  if (!object.body().contains(at) || !object.body()[at].is_array()) return warnings;
+  const Json& roles = object.body()[at];
+  Json::json_pointer name_at("/passwordSecret/name");
+  std::string namespace_name = object.namespace_name();
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    if (!roles[i].is_object() || !roles[i].contains(name_at) || !roles[i][name_at].is_string()) continue;
+    std::string secret = roles[i][name_at].get<std::string>();
+    bool found = std::any_of(desired.begin(), desired.end(), [&](const model::Object& other) {
+      return other.gvk().group.empty() && other.kind() == "Secret" && other.name() == secret &&
+             (other.namespace_name().empty() || namespace_name.empty() ||
+              other.namespace_name() == namespace_name);
+    });
+    if (found) continue;
+    std::string pointer = fmt::format("/spec/managed/roles/{}/passwordSecret/name", i);
+    warnings.push_back(
+        {object.location().file, object.line_of(pointer),
+         fmt::format("spec.managed.roles[{}].passwordSecret.name", i),
+         fmt::format("Secret \"{}\" is not in the manifests: the role gets its password once the "
+                     "Secret exists{} (until then it is reported as cannotReconcile)",
+                     secret, namespace_name.empty() ? "" : " in namespace " + namespace_name)});
+  }
+  return warnings;
 }
 
 class ClusterReconciler : public KindReconciler {
@@ -89,8 +122,10 @@ class ClusterReconciler : public KindReconciler {
     return problems;
   }
 
-  SetFindings check_in_set(const model::Object& object, const std::vector<model::Object>&) const override {
+  SetFindings check_in_set(const model::Object& object,
+                           const std::vector<model::Object>& desired) const override {
     SetFindings findings;
+    findings.warnings = missing_password_secrets(object, desired);
     if (auto advice = default_image_advice(object.body(), default_image_))
       findings.warnings.push_back(
           {object.location().file, object.line_of(advice->pointer), advice->field, advice->message});

@@ -2,8 +2,10 @@
 
 #include "cluster_world.hpp"
 #include "kinds/cluster/cluster_children.hpp"
+#include "kinds/cluster/cluster_reconciler.hpp"
 #include "kinds/cluster/cluster_spec.hpp"
 #include "kinds/cluster/managed_objects.hpp"
+#include "model/yaml_document.hpp"
 
 using cluster_test::three_instances;
 using cluster_test::World;
@@ -194,4 +196,28 @@ TEST_CASE("the manager's report reads back as it was written", "[cluster][manage
   CHECK(read.roles == report.roles);
   CHECK(read.databases == report.databases);
   CHECK(ManagedReport::parse("not json").hash.empty());
+}
+
+TEST_CASE("validate warns of a password Secret the manifests do not hold, at its line",
+          "[cluster][managed]") {
+  // Given a role whose passwordSecret is not in the set, validate should warn (a secrets operator may make
+  // it), and say nothing once the set holds it.
+  auto documents = opctl::model::parse_yaml_documents(
+      "apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: db\n  namespace: shop\nspec:\n"
+      "  imageName: localhost/opctl-postgresql:15\n  storage: {size: 1Gi}\n  managed:\n    roles:\n"
+      "    - name: alice\n      passwordSecret:\n        name: alice-password\n",
+      "db.yaml");
+  REQUIRE(documents.size() == 1);
+  opctl::model::Object cluster(documents.front().value, {"db.yaml", documents.front().line},
+                               documents.front().field_lines);
+  auto reconciler = make_cluster_reconciler("");
+  auto without = reconciler->check_in_set(cluster, {cluster}).warnings;
+  REQUIRE(without.size() == 1);
+  CHECK(without[0].line == 13);
+  CHECK(without[0].field == "spec.managed.roles[0].passwordSecret.name");
+  CHECK(without[0].message.find("Secret \"alice-password\" is not in the manifests") != std::string::npos);
+  opctl::model::Object secret(Json{{"apiVersion", "v1"},
+                                   {"kind", "Secret"},
+                                   {"metadata", {{"name", "alice-password"}, {"namespace", "shop"}}}});
+  CHECK(reconciler->check_in_set(cluster, {cluster, secret}).warnings.empty());
 }
