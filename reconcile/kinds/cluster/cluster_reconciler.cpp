@@ -54,11 +54,16 @@ std::vector<Problem> missing_password_secrets(const model::Object& object,
   const Json& roles = object.body()[at];
   Json::json_pointer name_at("/passwordSecret/name");
   std::string namespace_name = object.namespace_name();
+  // As validate's other references: a set without any Secret manages its Secrets elsewhere.
+  auto is_secret = [](const model::Object& other) {
+    return other.gvk().group.empty() && other.kind() == "Secret";
+  };
+  if (std::none_of(desired.begin(), desired.end(), is_secret)) return warnings;
   for (std::size_t i = 0; i < roles.size(); ++i) {
     if (!roles[i].is_object() || !roles[i].contains(name_at) || !roles[i][name_at].is_string()) continue;
     std::string secret = roles[i][name_at].get<std::string>();
     bool found = std::any_of(desired.begin(), desired.end(), [&](const model::Object& other) {
-      return other.gvk().group.empty() && other.kind() == "Secret" && other.name() == secret &&
+      return is_secret(other) && other.name() == secret &&
              (other.namespace_name().empty() || namespace_name.empty() ||
               other.namespace_name() == namespace_name);
     });
