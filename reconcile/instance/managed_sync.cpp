@@ -77,7 +77,18 @@ void ManagedSync::step(PgConnection& db, const Inputs& inputs) {
   for (const auto& role : managed.roles)
     roles[role.name] = {role.present ? kinds::cluster::k_state_reconciled : kinds::cluster::k_state_removed,
                         ""};
+  std::vector<std::string> reserved;
+  if (inputs.credentials)
+    reserved = kinds::cluster::reserved_names(managed, inputs.credentials->app_user,
+                                              inputs.credentials->app_database);
+  for (const auto& database : managed.databases)
+    if (!reserved.empty()) databases[database.name] = {};
   try {
+    // Refused whole, as the pass refuses such a spec (this one was written around it): nothing half-applied.
+    if (!reserved.empty())
+      throw InstanceError(
+          fmt::format("spec.managed names what opctl manages itself ({}): nothing of it is applied",
+                      fmt::join(reserved, ", ")));
     run(db, inputs, roles, databases);
   } catch (const Error& failure) {
     // The server went away mid-run: whatever is not known to be done is not.

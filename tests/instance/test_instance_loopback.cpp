@@ -895,6 +895,15 @@ TEST_CASE(
   CHECK(superuser_sql(a, "SELECT count(*) FROM pg_roles WHERE rolname = 'alice'") == "0");
   CHECK(a.ready());
 
+  // A declaration the pass would refuse (written around it, with kubectl) is refused whole here too: the
+  // superuser keeps its attributes.
+  a.environment.inputs.managed = kinds::cluster::managed_objects(
+      {{"managed", {{"roles", {{{"name", "readers"}}, {{"name", "postgres"}, {"superuser", false}}}}}}});
+  step_until({&a}, applied);
+  CHECK(report().roles.at("postgres").state == "cannotReconcile");
+  CHECK(report().roles.at("readers").reason.find("role postgres") != std::string::npos);
+  CHECK(superuser_sql(a, "SELECT rolsuper FROM pg_roles WHERE rolname = 'postgres'") == "t");
+
   a.manager->shut_down(5s, 30s);
   std::string server_log = log.text();
   CHECK(server_log.find("CREATE ROLE \"alice\"") != std::string::npos);  // statements are logged ...

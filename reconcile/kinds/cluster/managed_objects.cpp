@@ -252,6 +252,22 @@ void database_issues(const Json& databases, const Json& roles, const std::string
 
 }  // namespace
 
+std::vector<std::string> reserved_names(const ManagedObjects& managed, const std::string& owner,
+                                        const std::string& database) {
+  std::vector<std::string> out;
+  for (const auto& role : managed.roles) {
+    bool reserved = std::find(std::begin(k_reserved_roles), std::end(k_reserved_roles), role.name) !=
+                    std::end(k_reserved_roles);
+    if (reserved || role.name.rfind("pg_", 0) == 0 || role.name == owner) out.push_back("role " + role.name);
+  }
+  for (const auto& item : managed.databases) {
+    bool reserved = std::find(std::begin(k_reserved_databases), std::end(k_reserved_databases), item.name) !=
+                    std::end(k_reserved_databases);
+    if (reserved || item.name == database) out.push_back("database " + item.name);
+  }
+  return out;
+}
+
 bool is_server_encoding(const std::string& name) {
   std::string key = uppercase(name);
   return std::find(std::begin(k_server_encodings), std::end(k_server_encodings), key) !=

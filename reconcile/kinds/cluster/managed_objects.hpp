@@ -82,6 +82,12 @@ std::vector<std::string> password_secrets(const ManagedObjects& managed);
 std::vector<schema::Issue> managed_issues(const model::Json& spec, const std::string& owner,
                                           const std::string& database);
 
+// The reserved names `managed` declares ("role postgres", "database template1"), for the instance manager,
+// which reads the live Cluster and must not act on a declaration the pass would refuse (one written with
+// kubectl, say): ALTER ROLE postgres NOSUPERUSER would lock opctl out.
+std::vector<std::string> reserved_names(const ManagedObjects& managed, const std::string& owner,
+                                        const std::string& database);
+
 // The server encodings PostgreSQL accepts for a database, as pg_encoding_to_char() names them.
 bool is_server_encoding(const std::string& name);
 
