@@ -14,13 +14,13 @@ namespace {
 namespace cluster = kinds::cluster;
 
 // The kinds a Cluster's pass creates (ClusterReconciler::child_kinds()), those a person asks about.
-const model::GroupVersionKind k_child_kinds[] = {{"", "v1", "Pod"},
-                                                 {"", "v1", "PersistentVolumeClaim"},
-                                                 {"", "v1", "Service"},
-                                                 {"", "v1", "Secret"},
-                                                 {"batch", "v1", "Job"},
-                                                 {"policy", "v1", "PodDisruptionBudget"},
-                                                 {"coordination.k8s.io", "v1", "Lease"}};
+const model::GroupVersionKind k_cluster_child_kinds[] = {{"", "v1", "Pod"},
+                                                         {"", "v1", "PersistentVolumeClaim"},
+                                                         {"", "v1", "Service"},
+                                                         {"", "v1", "Secret"},
+                                                         {"batch", "v1", "Job"},
+                                                         {"policy", "v1", "PodDisruptionBudget"},
+                                                         {"coordination.k8s.io", "v1", "Lease"}};
 
 }  // namespace
 
@@ -33,7 +33,7 @@ ClusterObjects read_cluster_objects(kube::ApiClient& client, const std::string& 
   std::string uid = objects.cluster["metadata"].value("uid", "");
 
   std::vector<kube::ListTarget> targets;
-  for (const auto& gvk : k_child_kinds) {
+  for (const auto& gvk : k_cluster_child_kinds) {
     auto info = client.mapper().find(gvk);
     if (!info) continue;  // a kind the server does not serve has no objects
     kube::ListTarget target{*info, namespace_name, {}, ""};

@@ -36,7 +36,7 @@ struct ClusterPsqlOptions {
 
 // The instance to connect to: the one asked for, the primary, or the Ready
 // replica that replayed the most.
-std::string choose_instance(const Json& overview, const ClusterPsqlOptions& options) {
+std::string psql_instance(const Json& overview, const ClusterPsqlOptions& options) {
   const Json& instances = overview["instances"];
   if (!options.instance.empty()) return instance_argument(options.cluster, options.instance, "--instance");
   if (!options.replica) {
@@ -68,7 +68,7 @@ int run_cluster_psql(ClusterPsqlOptions& options) {
   ClusterObjects objects = read_cluster_objects(*connection.client, namespace_name, options.cluster);
   kinds::cluster::OverviewInputs inputs{
       &objects.cluster, std::move(objects.children), {}, std::chrono::system_clock::now()};
-  std::string pod = choose_instance(kinds::cluster::cluster_overview(inputs), options);
+  std::string pod = psql_instance(kinds::cluster::cluster_overview(inputs), options);
 
   std::vector<std::string> arguments = {options.kubectl};
   if (!options.common.kubeconfig.empty())

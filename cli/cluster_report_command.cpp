@@ -31,15 +31,15 @@ struct ClusterReportOptions {
   int tail = 10'000;
 };
 
-std::vector<Json> namespace_events(kube::ApiClient& client, const std::string& namespace_name) {
+std::vector<Json> report_namespace_events(kube::ApiClient& client, const std::string& namespace_name) {
   auto events = client.mapper().find({"", "v1", "Event"});
   if (!events) return {};
   return client.list(*events, namespace_name);
 }
 
 // The postgres container's log of each instance Pod, and the previous container's when it restarted.
-std::map<std::string, std::string> instance_logs(ClusterConnection& connection, const ClusterObjects& objects,
-                                                 int tail) {
+std::map<std::string, std::string> report_instance_logs(ClusterConnection& connection,
+                                                        const ClusterObjects& objects, int tail) {
   std::vector<kube::HttpRequest> requests;
   std::vector<std::string> names;
   for (const auto& child : objects.children) {
@@ -77,8 +77,8 @@ int run_cluster_report(ClusterReportOptions& options) {
 
   kinds::cluster::BundleInputs inputs;
   inputs.cluster = &objects.cluster;
-  inputs.events = namespace_events(*connection.client, namespace_name);
-  if (options.logs) inputs.logs = instance_logs(connection, objects, options.tail);
+  inputs.events = report_namespace_events(*connection.client, namespace_name);
+  if (options.logs) inputs.logs = report_instance_logs(connection, objects, options.tail);
   inputs.children = std::move(objects.children);
   inputs.backups = std::move(objects.backups);
   inputs.opctl_version = k_version;

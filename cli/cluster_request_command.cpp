@@ -37,8 +37,8 @@ struct ClusterRequestOptions {
   std::string instance;  // restart only; empty: every instance
 };
 
-void annotate(ClusterConnection& connection, const std::string& namespace_name, const std::string& name,
-              const char* annotation, const std::string& value) {
+void annotate_cluster(ClusterConnection& connection, const std::string& namespace_name,
+                      const std::string& name, const char* annotation, const std::string& value) {
   auto& client = *connection.client;
   auto clusters = resource_or_fail(client, {cluster::k_group, cluster::k_version, "Cluster"});
   get_or_fail(client, clusters, namespace_name, name);  // a clear "not found" before any write
@@ -50,19 +50,19 @@ void annotate(ClusterConnection& connection, const std::string& namespace_name, 
 }
 
 // Sub-second, so that two requests in the same second are two requests.
-std::string nonce() {
+std::string request_nonce() {
   auto now = std::chrono::floor<std::chrono::milliseconds>(std::chrono::system_clock::now());
   return fmt::format("{:%Y%m%dT%H%M%S}Z", now);
 }
 
-int run_restart(ClusterRequestOptions& options) {
+int run_cluster_restart(ClusterRequestOptions& options) {
   std::string instance;
   if (!options.instance.empty()) instance = instance_argument(options.cluster, options.instance, "INSTANCE");
   ClusterConnection connection = connect(options.common);
   std::string namespace_name = connection.default_namespace(options.common);
   if (instance.empty()) {
-    annotate(connection, namespace_name, options.cluster, cluster::k_restarted_at_annotation,
-             kinds::format_time(std::chrono::system_clock::now()));
+    annotate_cluster(connection, namespace_name, options.cluster, cluster::k_restarted_at_annotation,
+                     kinds::format_time(std::chrono::system_clock::now()));
     if (!options.common.quiet)
       std::cout << fmt::format(
           "requested a rolling restart of Cluster {}/{}: the next opctl reconcile passes recreate the "
@@ -71,8 +71,8 @@ int run_restart(ClusterRequestOptions& options) {
           namespace_name, options.cluster);
     return k_exit_ok;
   }
-  annotate(connection, namespace_name, options.cluster, cluster::k_restart_instance_annotation,
-           instance + "@" + nonce());
+  annotate_cluster(connection, namespace_name, options.cluster, cluster::k_restart_instance_annotation,
+                   instance + "@" + request_nonce());
   if (!options.common.quiet)
     std::cout << fmt::format(
         "requested a restart of {} in Cluster {}/{}: the next opctl reconcile pass recreates its Pod on the "
@@ -81,10 +81,11 @@ int run_restart(ClusterRequestOptions& options) {
   return k_exit_ok;
 }
 
-int run_reload(ClusterRequestOptions& options) {
+int run_cluster_reload(ClusterRequestOptions& options) {
   ClusterConnection connection = connect(options.common);
   std::string namespace_name = connection.default_namespace(options.common);
-  annotate(connection, namespace_name, options.cluster, cluster::k_reload_annotation, nonce());
+  annotate_cluster(connection, namespace_name, options.cluster, cluster::k_reload_annotation,
+                   request_nonce());
   if (!options.common.quiet)
     std::cout << fmt::format(
         "requested a reload of Cluster {}/{}: each instance manager rewrites its configuration files and "
@@ -94,7 +95,7 @@ int run_reload(ClusterRequestOptions& options) {
   return k_exit_ok;
 }
 
-const char* k_request_exit_codes =
+const char* k_cluster_request_exit_codes =
     "Exit codes: 0 the request was recorded, 2 invalid arguments, 3 the Cluster was not found or the API "
     "server refused the change.\n\n";
 
@@ -111,7 +112,7 @@ void register_cluster_restart(CLI::App& parent, CommandAction& action) {
                   "primaryUpdateStrategy: supervised it waits for opctl promote). With INSTANCE: records "
                   "opctl.io/restart-instance; the next pass recreates that Pod once on the same volume (the "
                   "primary in place). Data stays on the volumes either way.\n\n") +
-      k_request_exit_codes +
+      k_cluster_request_exit_codes +
       "Examples:\n"
       "  opctl cluster restart db -n shop\n"
       "  opctl cluster restart db 2 -n shop && opctl reconcile --path manifests-example/\n");
@@ -119,7 +120,7 @@ void register_cluster_restart(CLI::App& parent, CommandAction& action) {
   command->add_option("INSTANCE", options->instance, "Only this instance: its Pod name (db-2) or serial (2)");
   add_cluster_flags(*command, options->common);
   add_output_flags(*command, options->common);
-  command->callback([options, &action] { action = [options] { return run_restart(*options); }; });
+  command->callback([options, &action] { action = [options] { return run_cluster_restart(*options); }; });
 }
 
 void register_cluster_reload(CLI::App& parent, CommandAction& action) {
@@ -130,11 +131,11 @@ void register_cluster_reload(CLI::App& parent, CommandAction& action) {
                   "value rewrites postgresql.conf and pg_hba.conf from the spec and reloads "
                   "PostgreSQL (pg_reload_conf), which also rereads its certificate files. It does "
                   "not wait for a reconcile pass.\n\n") +
-      k_request_exit_codes + "Examples:\n  opctl cluster reload db -n shop\n");
+      k_cluster_request_exit_codes + "Examples:\n  opctl cluster reload db -n shop\n");
   command->add_option("CLUSTER", options->cluster, "The Cluster")->required();
   add_cluster_flags(*command, options->common);
   add_output_flags(*command, options->common);
-  command->callback([options, &action] { action = [options] { return run_reload(*options); }; });
+  command->callback([options, &action] { action = [options] { return run_cluster_reload(*options); }; });
 }
 
 }  // namespace opctl::cli

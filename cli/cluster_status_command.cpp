@@ -25,14 +25,14 @@ struct ClusterStatusOptions {
   std::string output = "text";
 };
 
-std::string text_of(const Json& object, const char* key, const std::string& fallback = "-") {
+std::string status_text_of(const Json& object, const char* key, const std::string& fallback = "-") {
   if (!object.is_object() || !object.contains(key) || object[key].is_null()) return fallback;
   if (object[key].is_string()) return object[key].get<std::string>();
   if (object[key].is_boolean()) return object[key].get<bool>() ? "yes" : "no";
   return object[key].dump();
 }
 
-std::string bytes_text(const Json& value) {
+std::string status_bytes_text(const Json& value) {
   if (!value.is_number_unsigned() && !value.is_number_integer()) return "-";
   double bytes = value.get<double>();
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -45,9 +45,9 @@ std::string bytes_text(const Json& value) {
                    : fmt::format("{:.1f} {}", bytes, units[unit]);
 }
 
-std::string lease_text(const Json& lease) {
+std::string status_lease_text(const Json& lease) {
   if (!lease.is_object()) return "no primary Lease (the first pass creates it)";
-  std::string holder = text_of(lease, "holder", "");
+  std::string holder = status_text_of(lease, "holder", "");
   if (holder.empty()) return "nobody holds the primary Lease";
   std::string text = fmt::format("{} holds the primary Lease", holder);
   if (lease.contains("renewedSecondsAgo"))
@@ -57,69 +57,73 @@ std::string lease_text(const Json& lease) {
   return text;
 }
 
-std::string instances_table(const Json& instances) {
+std::string status_instances_table(const Json& instances) {
   TextTable table(
       {"NAME", "ROLE", "READY", "POD", "NODE", "TIMELINE", "LSN", "LAG", "STREAMING", "REPORTED"});
   std::string errors;
   for (const auto& instance : instances) {
-    std::string lsn = text_of(instance, "currentLSN", "");
-    if (lsn.empty()) lsn = text_of(instance, "replayLSN");
+    std::string lsn = status_text_of(instance, "currentLSN", "");
+    if (lsn.empty()) lsn = status_text_of(instance, "replayLSN");
     std::string reported = "-";
     if (instance.contains("reportedSecondsAgo"))
       reported = fmt::format("{}s ago{}", instance["reportedSecondsAgo"].get<long>(),
                              instance.value("reportStale", false) ? " (stale)" : "");
-    std::string role = text_of(instance, "role");
+    std::string role = status_text_of(instance, "role");
     if (instance.value("fenced", false) && role != "fenced") role += " (fenced)";
-    table.add({text_of(instance, "name"), role, text_of(instance, "ready"), text_of(instance, "pod"),
-               text_of(instance, "node"), text_of(instance, "timeline"), lsn,
-               instance.contains("lagBytes") ? bytes_text(instance["lagBytes"]) : "-",
-               text_of(instance, "streaming"), reported});
+    table.add({status_text_of(instance, "name"), role, status_text_of(instance, "ready"),
+               status_text_of(instance, "pod"), status_text_of(instance, "node"),
+               status_text_of(instance, "timeline"), lsn,
+               instance.contains("lagBytes") ? status_bytes_text(instance["lagBytes"]) : "-",
+               status_text_of(instance, "streaming"), reported});
     if (instance.contains("error"))
-      errors += fmt::format("  {}: {}\n", text_of(instance, "name"), text_of(instance, "error"));
+      errors +=
+          fmt::format("  {}: {}\n", status_text_of(instance, "name"), status_text_of(instance, "error"));
     if (instance.contains("pendingRestart"))
-      errors += fmt::format("  {}: waits for a restart for {}\n", text_of(instance, "name"),
-                            text_of(instance, "pendingRestart"));
+      errors += fmt::format("  {}: waits for a restart for {}\n", status_text_of(instance, "name"),
+                            status_text_of(instance, "pendingRestart"));
   }
   return table.render("  ") + errors;
 }
 
-std::string replication_text(const Json& replication) {
+std::string status_replication_text(const Json& replication) {
   if (!replication.is_object()) return "  (the primary has not reported it yet)\n";
   std::string out;
   TextTable standbys({"STANDBY", "STATE", "SYNC"});
   for (const auto& standby : replication.value("standbys", Json::array()))
-    standbys.add({text_of(standby, "name"), text_of(standby, "state"), text_of(standby, "syncState")});
+    standbys.add({status_text_of(standby, "name"), status_text_of(standby, "state"),
+                  status_text_of(standby, "syncState")});
   out += standbys.render("  ");
   TextTable slots({"SLOT", "ACTIVE", "WAL"});
   for (const auto& slot : replication.value("slots", Json::array()))
-    slots.add({text_of(slot, "name"), text_of(slot, "active"), text_of(slot, "walStatus")});
+    slots.add(
+        {status_text_of(slot, "name"), status_text_of(slot, "active"), status_text_of(slot, "walStatus")});
   out += slots.render("  ");
   const Json& archiver = replication.value("archiver", Json::object());
-  std::string last = text_of(archiver, "lastArchivedWal", "");
+  std::string last = status_text_of(archiver, "lastArchivedWal", "");
   out += fmt::format(
-      "  archiving: {} WAL files archived{}; {} failed{}\n", text_of(archiver, "archived", "0"),
-      last.empty() ? "" : fmt::format(", last {} at {}", last, text_of(archiver, "lastArchivedTime")),
-      text_of(archiver, "failed", "0"),
-      text_of(archiver, "lastFailedWal", "").empty()
+      "  archiving: {} WAL files archived{}; {} failed{}\n", status_text_of(archiver, "archived", "0"),
+      last.empty() ? "" : fmt::format(", last {} at {}", last, status_text_of(archiver, "lastArchivedTime")),
+      status_text_of(archiver, "failed", "0"),
+      status_text_of(archiver, "lastFailedWal", "").empty()
           ? ""
-          : fmt::format(", last {} at {}", text_of(archiver, "lastFailedWal"),
-                        text_of(archiver, "lastFailedTime")));
+          : fmt::format(", last {} at {}", status_text_of(archiver, "lastFailedWal"),
+                        status_text_of(archiver, "lastFailedTime")));
   return out;
 }
 
-std::string backups_table(const Json& backups) {
+std::string status_backups_table(const Json& backups) {
   if (backups.empty()) return "  (no Backup names this Cluster)\n";
   TextTable table({"NAME", "METHOD", "SCHEDULE", "LAST SUCCESS", "NEXT", "ARTIFACTS", "READY"});
   for (const auto& backup : backups)
-    table.add({text_of(backup, "name"), text_of(backup, "method"),
-               backup.value("suspended", false) ? text_of(backup, "schedule") + " (suspended)"
-                                                : text_of(backup, "schedule"),
-               text_of(backup, "lastSuccessfulTime"), text_of(backup, "nextScheduleTime"),
-               text_of(backup, "artifactCount"), text_of(backup, "ready")});
+    table.add({status_text_of(backup, "name"), status_text_of(backup, "method"),
+               backup.value("suspended", false) ? status_text_of(backup, "schedule") + " (suspended)"
+                                                : status_text_of(backup, "schedule"),
+               status_text_of(backup, "lastSuccessfulTime"), status_text_of(backup, "nextScheduleTime"),
+               status_text_of(backup, "artifactCount"), status_text_of(backup, "ready")});
   return table.render("  ");
 }
 
-std::string certificates_table(const Json& certificates) {
+std::string status_certificates_table(const Json& certificates) {
   if (certificates.empty()) return "  (no certificate in the Cluster's Secrets)\n";
   TextTable table({"SECRET", "KEY", "SUBJECT", "NOT AFTER", "EXPIRES IN"});
   std::string problems;
@@ -129,11 +133,11 @@ std::string certificates_table(const Json& certificates) {
       left = certificate.value("expired", false)
                  ? "EXPIRED"
                  : fmt::format("{}d", certificate["expiresInDays"].get<long>());
-    table.add({text_of(certificate, "secret"), text_of(certificate, "key"), text_of(certificate, "subject"),
-               text_of(certificate, "notAfter"), left});
+    table.add({status_text_of(certificate, "secret"), status_text_of(certificate, "key"),
+               status_text_of(certificate, "subject"), status_text_of(certificate, "notAfter"), left});
     if (certificate.contains("problem"))
-      problems += fmt::format("  {}/{}: {}\n", text_of(certificate, "secret"), text_of(certificate, "key"),
-                              text_of(certificate, "problem"));
+      problems += fmt::format("  {}/{}: {}\n", status_text_of(certificate, "secret"),
+                              status_text_of(certificate, "key"), status_text_of(certificate, "problem"));
   }
   return table.render("  ") + problems;
 }
@@ -143,36 +147,37 @@ std::string certificates_table(const Json& certificates) {
 std::string render_cluster_status(const Json& overview) {
   const Json& cluster = overview["cluster"];
   std::string out =
-      fmt::format("Cluster {}/{}: {} ({} of {} instances Ready)\n", text_of(cluster, "namespace"),
-                  text_of(cluster, "name"), text_of(cluster, "phase", "no status yet"),
-                  text_of(cluster, "readyInstances", "0"), text_of(cluster, "instances"));
+      fmt::format("Cluster {}/{}: {} ({} of {} instances Ready)\n", status_text_of(cluster, "namespace"),
+                  status_text_of(cluster, "name"), status_text_of(cluster, "phase", "no status yet"),
+                  status_text_of(cluster, "readyInstances", "0"), status_text_of(cluster, "instances"));
   auto line = [&](const char* label, const std::string& value) {
     out += fmt::format("  {:<15}{}\n", std::string(label) + ":", value);
   };
-  if (cluster.contains("phaseReason")) line("Message", text_of(cluster, "phaseReason"));
-  line("Primary", text_of(cluster, "currentPrimary") + "; " + lease_text(overview["primaryLease"]));
+  if (cluster.contains("phaseReason")) line("Message", status_text_of(cluster, "phaseReason"));
+  line("Primary",
+       status_text_of(cluster, "currentPrimary") + "; " + status_lease_text(overview["primaryLease"]));
   if (overview["primaryLease"].is_object() && overview["primaryLease"].contains("synchronousStandbys"))
-    line("Synchronous", text_of(overview["primaryLease"], "synchronousStandbys"));
-  line("Image", text_of(cluster, "image", "(the site default)"));
+    line("Synchronous", status_text_of(overview["primaryLease"], "synchronousStandbys"));
+  line("Image", status_text_of(cluster, "image", "(the site default)"));
   if (cluster.contains("configuration")) {
     const Json& configuration = cluster["configuration"];
-    line(
-        "Configuration",
-        text_of(configuration, "phase") +
-            (configuration.contains("appliedBy") ? " (by " + text_of(configuration, "appliedBy") + ")" : ""));
+    line("Configuration",
+         status_text_of(configuration, "phase") +
+             (configuration.contains("appliedBy") ? " (by " + status_text_of(configuration, "appliedBy") + ")"
+                                                  : ""));
   }
-  line("Hibernation", text_of(cluster, "hibernation"));
+  line("Hibernation", status_text_of(cluster, "hibernation"));
   std::vector<std::string> fenced = cluster.value("fencedInstances", std::vector<std::string>{});
   line("Fenced", fenced.empty() ? "none" : fmt::format("{}", fmt::join(fenced, ", ")));
-  out += "\nInstances\n" + instances_table(overview["instances"]);
-  out += "\nReplication (as the primary reports it)\n" + replication_text(overview["replication"]);
-  out += "\nBackups\n" + backups_table(overview["backups"]);
-  out += "\nCertificates\n" + certificates_table(overview["certificates"]);
+  out += "\nInstances\n" + status_instances_table(overview["instances"]);
+  out += "\nReplication (as the primary reports it)\n" + status_replication_text(overview["replication"]);
+  out += "\nBackups\n" + status_backups_table(overview["backups"]);
+  out += "\nCertificates\n" + status_certificates_table(overview["certificates"]);
   out += "\nConditions\n";
   TextTable conditions({"TYPE", "STATUS", "REASON", "MESSAGE"});
   for (const auto& condition : cluster["conditions"])
-    conditions.add({text_of(condition, "type"), text_of(condition, "status"),
-                    text_of(condition, "reason", ""), text_of(condition, "message", "")});
+    conditions.add({status_text_of(condition, "type"), status_text_of(condition, "status"),
+                    status_text_of(condition, "reason", ""), status_text_of(condition, "message", "")});
   out += conditions.render("  ");
   return out;
 }

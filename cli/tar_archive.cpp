@@ -13,10 +13,10 @@
 namespace opctl::cli {
 namespace {
 
-constexpr std::size_t k_block = 512;
+constexpr std::size_t k_tar_block = 512;
 
 // An octal number right-aligned in `width` bytes with a terminating NUL, as ustar writes them.
-void put_octal(char* field, std::size_t width, unsigned long long value) {
+void put_tar_octal(char* field, std::size_t width, unsigned long long value) {
   std::string text = fmt::format("{:0{}o}", value, width - 1);
   std::memcpy(field, text.data(), width - 1);
   field[width - 1] = '\0';
@@ -48,7 +48,7 @@ void TarGzWriter::write(const char* data, std::size_t size) {
 
 void TarGzWriter::add(const std::string& name, const std::string& content,
                       std::chrono::system_clock::time_point mtime) {
-  std::array<char, k_block> header{};
+  std::array<char, k_tar_block> header{};
   // ustar keeps up to 100 bytes in `name` and the directories before them in `prefix` (155 bytes).
   std::string prefix, base = name;
   if (base.size() > 100) {
@@ -59,12 +59,12 @@ void TarGzWriter::add(const std::string& name, const std::string& content,
     base = name.substr(slash + 1);
   }
   std::memcpy(header.data(), base.data(), base.size());
-  put_octal(header.data() + 100, 8, 0600);
-  put_octal(header.data() + 108, 8, 0);
-  put_octal(header.data() + 116, 8, 0);
-  put_octal(header.data() + 124, 12, content.size());
+  put_tar_octal(header.data() + 100, 8, 0600);
+  put_tar_octal(header.data() + 108, 8, 0);
+  put_tar_octal(header.data() + 116, 8, 0);
+  put_tar_octal(header.data() + 124, 12, content.size());
   auto seconds = std::chrono::duration_cast<std::chrono::seconds>(mtime.time_since_epoch()).count();
-  put_octal(header.data() + 136, 12, static_cast<unsigned long long>(seconds < 0 ? 0 : seconds));
+  put_tar_octal(header.data() + 136, 12, static_cast<unsigned long long>(seconds < 0 ? 0 : seconds));
   header[156] = '0';
   std::memcpy(header.data() + 257, "ustar", 6);
   std::memcpy(header.data() + 263, "00", 2);
@@ -80,12 +80,12 @@ void TarGzWriter::add(const std::string& name, const std::string& content,
   header[155] = ' ';
   write(header.data(), header.size());
   write(content.data(), content.size());
-  std::array<char, k_block> padding{};
-  write(padding.data(), (k_block - content.size() % k_block) % k_block);
+  std::array<char, k_tar_block> padding{};
+  write(padding.data(), (k_tar_block - content.size() % k_tar_block) % k_tar_block);
 }
 
 void TarGzWriter::finish() {
-  std::array<char, 2 * k_block> end{};
+  std::array<char, 2 * k_tar_block> end{};
   write(end.data(), end.size());
   int status = gzclose(file_);
   file_ = nullptr;

@@ -13,36 +13,36 @@
 namespace opctl::kinds::cluster {
 namespace {
 
-struct BioFree {
+struct CertificateBioFree {
   void operator()(BIO* bio) const { BIO_free(bio); }
 };
-struct X509Free {
+struct CertificateX509Free {
   void operator()(X509* certificate) const { X509_free(certificate); }
 };
-struct NamesFree {
+struct CertificateNamesFree {
   void operator()(GENERAL_NAMES* names) const { GENERAL_NAMES_free(names); }
 };
-struct ConstraintsFree {
+struct CertificateConstraintsFree {
   void operator()(BASIC_CONSTRAINTS* constraints) const { BASIC_CONSTRAINTS_free(constraints); }
 };
 
-std::string name_text(const X509_NAME* name) {
-  std::unique_ptr<BIO, BioFree> out(BIO_new(BIO_s_mem()));
+std::string certificate_name_text(const X509_NAME* name) {
+  std::unique_ptr<BIO, CertificateBioFree> out(BIO_new(BIO_s_mem()));
   if (!out || X509_NAME_print_ex(out.get(), name, 0, XN_FLAG_RFC2253) < 0) return "";
   char* data = nullptr;
   long length = BIO_get_mem_data(out.get(), &data);
   return length > 0 ? std::string(data, static_cast<std::size_t>(length)) : "";
 }
 
-TimePoint time_of(const ASN1_TIME* time) {
+TimePoint certificate_time(const ASN1_TIME* time) {
   std::tm parts{};
   if (time == nullptr || ASN1_TIME_to_tm(time, &parts) != 1) return TimePoint{};
   return std::chrono::system_clock::from_time_t(timegm(&parts));
 }
 
-std::vector<std::string> dns_names_of(X509* certificate) {
+std::vector<std::string> certificate_dns_names(X509* certificate) {
   std::vector<std::string> names;
-  std::unique_ptr<GENERAL_NAMES, NamesFree> entries(
+  std::unique_ptr<GENERAL_NAMES, CertificateNamesFree> entries(
       static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(certificate, NID_subject_alt_name, nullptr, nullptr)));
   if (!entries) return names;
   for (int i = 0; i < sk_GENERAL_NAME_num(entries.get()); ++i) {
@@ -55,8 +55,8 @@ std::vector<std::string> dns_names_of(X509* certificate) {
   return names;
 }
 
-bool is_ca(X509* certificate) {
-  std::unique_ptr<BASIC_CONSTRAINTS, ConstraintsFree> constraints(static_cast<BASIC_CONSTRAINTS*>(
+bool certificate_is_ca(X509* certificate) {
+  std::unique_ptr<BASIC_CONSTRAINTS, CertificateConstraintsFree> constraints(static_cast<BASIC_CONSTRAINTS*>(
       X509_get_ext_d2i(certificate, NID_basic_constraints, nullptr, nullptr)));
   return constraints && constraints->ca != 0;
 }
@@ -65,22 +65,23 @@ bool is_ca(X509* certificate) {
 
 ParsedCertificates summarize_certificates(const std::string& pem) {
   ParsedCertificates parsed;
-  std::unique_ptr<BIO, BioFree> in(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  std::unique_ptr<BIO, CertificateBioFree> in(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!in) {
     parsed.problem = "out of memory";
     return parsed;
   }
   ERR_clear_error();
   while (true) {
-    std::unique_ptr<X509, X509Free> certificate(PEM_read_bio_X509(in.get(), nullptr, nullptr, nullptr));
+    std::unique_ptr<X509, CertificateX509Free> certificate(
+        PEM_read_bio_X509(in.get(), nullptr, nullptr, nullptr));
     if (!certificate) break;
     CertificateSummary summary;
-    summary.subject = name_text(X509_get_subject_name(certificate.get()));
-    summary.issuer = name_text(X509_get_issuer_name(certificate.get()));
-    summary.dns_names = dns_names_of(certificate.get());
-    summary.not_before = time_of(X509_get0_notBefore(certificate.get()));
-    summary.not_after = time_of(X509_get0_notAfter(certificate.get()));
-    summary.is_ca = is_ca(certificate.get());
+    summary.subject = certificate_name_text(X509_get_subject_name(certificate.get()));
+    summary.issuer = certificate_name_text(X509_get_issuer_name(certificate.get()));
+    summary.dns_names = certificate_dns_names(certificate.get());
+    summary.not_before = certificate_time(X509_get0_notBefore(certificate.get()));
+    summary.not_after = certificate_time(X509_get0_notAfter(certificate.get()));
+    summary.is_ca = certificate_is_ca(certificate.get());
     parsed.certificates.push_back(std::move(summary));
   }
   // The loop ends at the end of the text (PEM_R_NO_START_LINE) or at a block it cannot parse.

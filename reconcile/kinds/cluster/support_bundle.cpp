@@ -14,15 +14,15 @@ namespace {
 
 using model::Json;
 
-constexpr const char* k_last_applied = "kubectl.kubernetes.io/last-applied-configuration";
+constexpr const char* k_bundle_last_applied = "kubectl.kubernetes.io/last-applied-configuration";
 
-std::string name_of(const Json& object) {
+std::string bundle_name_of(const Json& object) {
   return object.contains("metadata") && object["metadata"].is_object() ? object["metadata"].value("name", "")
                                                                        : "";
 }
 
 // Every value of the Cluster's Secrets (decoded), longest first, to mask in free text.
-std::vector<std::string> secret_values(const std::vector<Json>& children) {
+std::vector<std::string> bundle_secret_values(const std::vector<Json>& children) {
   std::set<std::string> values;
   for (const auto& child : children) {
     if (child.value("kind", "") != "Secret" || !child.contains("data") || !child["data"].is_object())
@@ -40,7 +40,7 @@ std::vector<std::string> secret_values(const std::vector<Json>& children) {
   return ordered;
 }
 
-std::string readme(const BundleInputs& inputs) {
+std::string bundle_readme(const BundleInputs& inputs) {
   const Json& metadata = (*inputs.cluster)["metadata"];
   return fmt::format(
       "Support bundle of Cluster {}/{}, written by opctl {} at {}.\n\n"
@@ -65,7 +65,7 @@ Json redacted_object(const Json& object) {
     Json& metadata = out["metadata"];
     metadata.erase("managedFields");
     if (metadata.contains("annotations") && metadata["annotations"].is_object()) {
-      metadata["annotations"].erase(k_last_applied);
+      metadata["annotations"].erase(k_bundle_last_applied);
       if (metadata["annotations"].empty()) metadata.erase("annotations");
     }
   }
@@ -88,8 +88,8 @@ Json redacted_object(const Json& object) {
 
 std::vector<BundleFile> support_bundle(const BundleInputs& inputs) {
   const Json& cluster = *inputs.cluster;
-  std::string name = name_of(cluster);
-  std::vector<std::string> secrets = secret_values(inputs.children);
+  std::string name = bundle_name_of(cluster);
+  std::vector<std::string> secrets = bundle_secret_values(inputs.children);
   std::vector<BundleFile> files;
 
   OverviewInputs overview_inputs{inputs.cluster, inputs.children, inputs.backups, inputs.now};
@@ -99,13 +99,14 @@ std::vector<BundleFile> support_bundle(const BundleInputs& inputs) {
   std::set<std::string> involved = {name};
   for (const auto& child : inputs.children) {
     std::string kind = child.value("kind", "Object");
-    files.push_back({fmt::format("objects/{}/{}.yaml", kind, name_of(child)), redacted_object(child), ""});
-    involved.insert(name_of(child));
+    files.push_back(
+        {fmt::format("objects/{}/{}.yaml", kind, bundle_name_of(child)), redacted_object(child), ""});
+    involved.insert(bundle_name_of(child));
   }
   for (const auto& backup : inputs.backups) {
     if (backup.value("/spec/cluster"_json_pointer, "") != name) continue;
-    files.push_back({fmt::format("backups/{}.yaml", name_of(backup)), redacted_object(backup), ""});
-    involved.insert(name_of(backup));
+    files.push_back({fmt::format("backups/{}.yaml", bundle_name_of(backup)), redacted_object(backup), ""});
+    involved.insert(bundle_name_of(backup));
   }
   Json events = Json::array();
   for (const auto& event : inputs.events) {
@@ -119,7 +120,7 @@ std::vector<BundleFile> support_bundle(const BundleInputs& inputs) {
   files.push_back({"events.yaml", events, ""});
   for (const auto& [file, log] : inputs.logs)
     files.push_back({"logs/" + file, nullptr, model::redact_credentials(log, secrets)});
-  files.insert(files.begin(), BundleFile{"README.txt", nullptr, readme(inputs)});
+  files.insert(files.begin(), BundleFile{"README.txt", nullptr, bundle_readme(inputs)});
   return files;
 }
 

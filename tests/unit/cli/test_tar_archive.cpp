@@ -9,7 +9,7 @@
 
 namespace {
 
-std::string gunzipped(const std::string& path) {
+std::string gunzipped_archive(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
   REQUIRE(file != nullptr);
   std::string out;
@@ -36,7 +36,7 @@ TEST_CASE("a tar.gz: ustar headers with checksums, contents padded to blocks, tw
   }
   CHECK((std::filesystem::status(path).permissions() & std::filesystem::perms::others_read) ==
         std::filesystem::perms::none);
-  std::string tar = gunzipped(path.string());
+  std::string tar = gunzipped_archive(path.string());
   REQUIRE(tar.size() == 512 + 512 + 512 + 1024 + 1024);
   CHECK(tar.substr(0, 17) == "bundle/README.txt");
   CHECK(tar.substr(124, 11) == "00000000006");

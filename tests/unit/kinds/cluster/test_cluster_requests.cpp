@@ -15,7 +15,7 @@ World healthy_for_requests() {
   return world;
 }
 
-void ask(World& world, const std::string& annotation, const std::string& value) {
+void ask_cluster(World& world, const std::string& annotation, const std::string& value) {
   world.parent["metadata"]["annotations"][annotation] = value;
 }
 
@@ -25,7 +25,7 @@ TEST_CASE("opctl cluster restart: a new opctl.io/restarted-at rolls every instan
           "[cluster][requests]") {
   World world = healthy_for_requests();
   std::string hash = world.children["Pod/db-1"]["metadata"]["annotations"]["opctl.io/pod-spec-hash"];
-  ask(world, "opctl.io/restarted-at", "2026-12-05T10:00:00Z");
+  ask_cluster(world, "opctl.io/restarted-at", "2026-12-05T10:00:00Z");
   world.pass();
   CHECK(world.names("Pod") == Names{"db-1", "db-2"});
   CHECK(world.phase() == "RollingUpdate");
@@ -46,7 +46,7 @@ TEST_CASE("opctl cluster restart: a new opctl.io/restarted-at rolls every instan
 TEST_CASE("opctl cluster restart CLUSTER INSTANCE: a replica's Pod is recreated once",
           "[cluster][requests]") {
   World world = healthy_for_requests();
-  ask(world, "opctl.io/restart-instance", "db-2@20261205T100000.000Z");
+  ask_cluster(world, "opctl.io/restart-instance", "db-2@20261205T100000.000Z");
   world.pass();
   CHECK(world.names("Pod") == Names{"db-1", "db-3"});
   CHECK(world.phase() == "RestartingInstance");
@@ -62,7 +62,7 @@ TEST_CASE("opctl cluster restart CLUSTER INSTANCE: a replica's Pod is recreated 
 TEST_CASE("opctl cluster restart CLUSTER PRIMARY restarts the primary in place, no failover",
           "[cluster][requests]") {
   World world = healthy_for_requests();
-  ask(world, "opctl.io/restart-instance", "db-1@1");
+  ask_cluster(world, "opctl.io/restart-instance", "db-1@1");
   world.pass();
   CHECK_FALSE(world.has("Pod", "db-1"));
   CHECK(world.phase() == "RestartingPrimary");
@@ -79,7 +79,7 @@ TEST_CASE("opctl cluster restart CLUSTER PRIMARY restarts the primary in place, 
 
 TEST_CASE("a restart request for an instance that does not run is reported, once", "[cluster][requests]") {
   World world = healthy_for_requests();
-  ask(world, "opctl.io/restart-instance", "db-7@1");
+  ask_cluster(world, "opctl.io/restart-instance", "db-7@1");
   world.pass();
   CHECK(world.condition("Degraded"));
   CHECK(world.reason("Degraded") == "RestartRequestIgnored");
