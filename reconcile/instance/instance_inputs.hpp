@@ -87,6 +87,8 @@ struct Inputs {
   // spec.managed, and the Secrets its roles name (by Secret name); the primary applies them.
   kinds::cluster::ManagedObjects managed;
   std::map<std::string, RolePassword> role_passwords;
+  // opctl.io/reload (`opctl cluster reload`): a new value asks for a reload.
+  std::string reload_request;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
@@ -105,6 +107,9 @@ struct InstanceReport {
   std::string pending_decrease;
   // The primary: what it did with spec.managed (ManagedReport::to_text()); empty elsewhere.
   std::string managed;
+  // A primary: its replication slots, standbys (pg_stat_replication) and
+  // archiver (pg_stat_archiver), as compact JSON; empty otherwise.
+  std::string replication;
   bool operator==(const InstanceReport&) const = default;
 };
 

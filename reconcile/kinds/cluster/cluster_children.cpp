@@ -121,6 +121,7 @@ PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
                  {"gid", spec.postgres_gid}};
   // Only when set, so changing them rolls the instances and Clusters without them keep their hash.
   if (Json scheduling = spec.scheduling.hash_inputs(); !scheduling.empty()) inputs["scheduling"] = scheduling;
+  if (!spec.restarted_at.empty()) inputs["restartedAt"] = spec.restarted_at;
   if (wal_archive)
     inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
   return {image, model::sha256_hex(inputs.dump()).substr(0, 16), std::move(wal_archive)};
