@@ -32,6 +32,20 @@ std::string status_text_of(const Json& object, const char* key, const std::strin
   return object[key].dump();
 }
 
+// spec.managed's status in one line: "2 reconciled, 1 cannotReconcile (alice: <why>)".
+std::string status_managed_text(const Json& managed) {
+  std::vector<std::string> parts;
+  if (managed.contains("byStatus") && managed["byStatus"].is_object())
+    for (const auto& [state, names] : managed["byStatus"].items())
+      parts.push_back(fmt::format("{} {}", names.size(), state));
+  std::vector<std::string> reasons;
+  if (managed.contains("cannotReconcile") && managed["cannotReconcile"].is_object())
+    for (const auto& [name, why] : managed["cannotReconcile"].items())
+      reasons.push_back(name + ": " + (why.is_string() ? why.get<std::string>() : why.dump()));
+  std::string text = parts.empty() ? "-" : fmt::format("{}", fmt::join(parts, ", "));
+  return reasons.empty() ? text : fmt::format("{} ({})", text, fmt::join(reasons, "; "));
+}
+
 std::string status_bytes_text(const Json& value) {
   if (!value.is_number_unsigned() && !value.is_number_integer()) return "-";
   double bytes = value.get<double>();
@@ -166,6 +180,9 @@ std::string render_cluster_status(const Json& overview) {
              (configuration.contains("appliedBy") ? " (by " + status_text_of(configuration, "appliedBy") + ")"
                                                   : ""));
   }
+  for (const auto& [key, label] : {std::pair<const char*, const char*>{"managedRoles", "Managed roles"},
+                                   std::pair<const char*, const char*>{"managedDatabases", "Databases"}})
+    if (cluster.contains(key)) line(label, status_managed_text(cluster[key]));
   line("Hibernation", status_text_of(cluster, "hibernation"));
   std::vector<std::string> fenced = cluster.value("fencedInstances", std::vector<std::string>{});
   line("Fenced", fenced.empty() ? "none" : fmt::format("{}", fmt::join(fenced, ", ")));

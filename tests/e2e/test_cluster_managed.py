@@ -11,6 +11,7 @@ itself, and as the superuser), the status with kubectl. Refusals of reserved nam
 """
 import base64
 import os
+import subprocess
 
 import pytest
 
@@ -175,6 +176,14 @@ def test_absent_with_retain_keeps_the_data_and_a_role_that_owns_it_cannot_be_dro
     assert managed.superuser("SELECT count(*) FROM pg_roles WHERE rolname = 'temp'") == "0"
     assert managed.superuser("SELECT count(*) FROM kept", dbname="shop") == "3"
     assert managed.db.status()["phase"] == "Healthy"
+    # opctl cluster status says the same in its header.
+    shown = subprocess.run([managed.db.cluster.opctl_bin, "cluster", "status", "db", "--kubeconfig",
+                            managed.db.cluster.kubeconfig, "-n", managed.db.namespace],
+                           capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"), timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    line = next(text for text in shown.stdout.splitlines() if text.strip().startswith("Managed roles:"))
+    assert "1 cannotReconcile" in line and "alice: " in line and "2BP01" in line, shown.stdout
+    assert "1 retained" in next(text for text in shown.stdout.splitlines() if text.strip().startswith("Databases:"))
 
 
 def test_absent_with_delete_drops_the_database_and_then_its_owner(managed):

@@ -191,6 +191,11 @@ Json cluster_overview(const OverviewInputs& inputs) {
   put_overview_text(summary, "targetPrimary", overview_text(status, "targetPrimary"));
   if (status.contains("configuration") && status["configuration"].is_object())
     summary["configuration"] = status["configuration"];
+  // spec.managed as the pass last copied it from the primary's report.
+  for (const auto& [from, to] :
+       {std::pair<const char*, const char*>{"managedRolesStatus", "managedRoles"},
+        std::pair<const char*, const char*>{"managedDatabasesStatus", "managedDatabases"}})
+    if (status.contains(from) && status[from].is_object()) summary[to] = status[from];
   auto hibernation = parse_hibernation(annotation_text(cluster, k_hibernation_annotation));
   summary["hibernation"] = hibernation.value ? "on" : "off";
   auto fenced = parse_fenced_instances(annotation_text(cluster, k_fenced_instances_annotation));

@@ -61,6 +61,9 @@ struct OverviewFixture {
                    {{"phase", "Healthy"},
                     {"currentPrimary", "db-1"},
                     {"readyInstances", 2},
+                    {"managedRolesStatus",
+                     {{"byStatus", {{"reconciled", {"alice"}}, {"cannotReconcile", {"old"}}}},
+                      {"cannotReconcile", {{"old", "owns objects"}}}}},
                     {"conditions",
                      Json::array({{{"type", "Ready"}, {"status", "True"}, {"reason", "ClusterHealthy"}}})}}}};
   std::vector<Json> children;
@@ -124,6 +127,8 @@ TEST_CASE("the overview of a Cluster: instances with lag, the Lease, replication
   CHECK(overview["cluster"]["phase"] == "Healthy");
   CHECK(overview["cluster"]["fencedInstances"] == Json::array({"db-2"}));
   CHECK(overview["cluster"]["hibernation"] == "off");
+  CHECK(overview["cluster"]["managedRoles"]["cannotReconcile"]["old"] == "owns objects");
+  CHECK_FALSE(overview["cluster"].contains("managedDatabases"));
   CHECK(overview["primaryLease"]["holder"] == "db-1");
   CHECK(overview["primaryLease"]["renewedSecondsAgo"] == 2);
   CHECK(overview["primaryLease"]["expired"] == false);
