@@ -3,13 +3,12 @@
 #include "kube/retry_policy.hpp"
 
 using namespace std::chrono_literals;
-using opctl::kube::HttpRequest;
 using opctl::kube::retry_delay;
 using opctl::kube::should_retry;
 
 TEST_CASE("429 is always retried; resets and 5xx only for requests safe to repeat", "[retry]") {
-  HttpRequest get;
-  HttpRequest create;
+  opctl::kube::HttpRequest get;
+  opctl::kube::HttpRequest create;
   create.method = "POST";
   create.retryable = false;
   CHECK(should_retry(get, 0));
