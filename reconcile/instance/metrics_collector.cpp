@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 
 constexpr const char* k_application_name = "opctl-metrics";
 
-std::optional<double> number(const std::string& text) {
+std::optional<double> sample_number(const std::string& text) {
   if (text.empty()) return std::nan("");  // NULL, as postgres_exporter reports it
   if (text == "t") return 1.0;
   if (text == "f") return 0.0;
@@ -32,7 +32,7 @@ std::optional<double> number(const std::string& text) {
 }
 
 double number_or_nan(const std::string& text) {
-  return number(text).value_or(std::nan(""));
+  return sample_number(text).value_or(std::nan(""));
 }
 
 // One scrape: its families, the connections it opened (one per database),
@@ -346,7 +346,7 @@ std::string custom_query_metrics(const CustomQuery& query, const Table& result, 
       row_labels.emplace_back(column->name, row[index]);
     if (add_datname) row_labels.emplace_back("datname", database);
     for (const auto& [column, index] : values) {
-      auto value = number(row[index]);
+      auto value = sample_number(row[index]);
       if (!value) return fmt::format("column {}: \"{}\" is not a number", column->name, row[index]);
       std::string name = fmt::format("opctl_{}_{}", query.name, column->name);
       if (auto error = families.add(name, row_labels, *value); !error.empty()) return error;

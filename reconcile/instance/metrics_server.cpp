@@ -26,7 +26,7 @@ std::string http_response(int status, const char* reason, const std::string& con
       reason, content_type, body.size(), body);
 }
 
-std::string plain(int status, const char* reason) {
+std::string plain_response(int status, const char* reason) {
   return http_response(status, reason, "text/plain; charset=utf-8", std::string(reason) + "\n");
 }
 
@@ -36,7 +36,7 @@ int remaining_ms(Clock::time_point deadline) {
 }
 
 // Waits for `events` on `fd` until the deadline; false on timeout or error.
-bool wait_for(int fd, short events, Clock::time_point deadline) {
+bool wait_for_socket(int fd, short events, Clock::time_point deadline) {
   while (true) {
     pollfd entry{fd, events, 0};
     int ready = poll(&entry, 1, remaining_ms(deadline));
@@ -48,7 +48,7 @@ bool wait_for(int fd, short events, Clock::time_point deadline) {
 void send_all(int client, const std::string& data, Clock::time_point deadline) {
   std::size_t sent = 0;
   while (sent < data.size()) {
-    if (!wait_for(client, POLLOUT, deadline)) return;
+    if (!wait_for_socket(client, POLLOUT, deadline)) return;
     ssize_t written = send(client, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
     if (written < 0 && errno == EINTR) continue;
     if (written <= 0) return;
@@ -117,17 +117,17 @@ std::string metrics_response(const std::string& request, const MetricsHandler& h
   auto first_space = line.find(' ');
   auto second_space = first_space == std::string::npos ? first_space : line.find(' ', first_space + 1);
   if (second_space == std::string::npos || !line.substr(second_space + 1).starts_with("HTTP/1."))
-    return plain(400, "Bad Request");
+    return plain_response(400, "Bad Request");
   std::string method = line.substr(0, first_space);
   std::string target = line.substr(first_space + 1, second_space - first_space - 1);
   std::string path = target.substr(0, target.find('?'));
-  if (path != "/metrics" && path != "/healthz") return plain(404, "Not Found");
-  if (method != "GET") return plain(405, "Method Not Allowed");
+  if (path != "/metrics" && path != "/healthz") return plain_response(404, "Not Found");
+  if (method != "GET") return plain_response(405, "Method Not Allowed");
   if (path == "/healthz") return http_response(200, "OK", "text/plain; charset=utf-8", "ok\n");
   try {
     return http_response(200, "OK", "text/plain; version=0.0.4; charset=utf-8", handler());
   } catch (const std::exception&) {
-    return plain(500, "Internal Server Error");
+    return plain_response(500, "Internal Server Error");
   }
 }
 
@@ -178,13 +178,13 @@ void MetricsServer::answer(int client) {
   std::string response;
   char buffer[2048];
   while (response.empty()) {
-    if (!wait_for(client, POLLIN, read_deadline)) return;  // too slow: closed without an answer
+    if (!wait_for_socket(client, POLLIN, read_deadline)) return;  // too slow: closed without an answer
     ssize_t received = recv(client, buffer, sizeof buffer, 0);
     if (received < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (received <= 0) return;
     request.append(buffer, static_cast<std::size_t>(received));
     if (request.size() > options_.max_request_bytes) {
-      response = plain(431, "Request Header Fields Too Large");
+      response = plain_response(431, "Request Header Fields Too Large");
       break;
     }
     response = metrics_response(request, handler_);

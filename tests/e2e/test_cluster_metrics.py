@@ -234,3 +234,38 @@ def test_an_instance_whose_postgresql_is_stopped_still_answers_with_up_0(metrics
     annotate(None)
     db.settle(timeout=120)
     assert value(scraped(db, replica), "opctl_collector_up") == 1
+
+
+def test_a_bad_configmap_reference_or_probe_is_refused_before_anything_is_applied(metrics_db, cluster, tmp_path):
+    # Given a ConfigMap name that is not a DNS subdomain and a liveness successThreshold Kubernetes refuses,
+    # `opctl validate` and a pass should exit 2 naming file, line and field, and create nothing.
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "cluster.yaml").write_text(
+        f"apiVersion: opctl.io/v1alpha1\nkind: Cluster\nmetadata:\n  name: refused\n  namespace: {metrics_db.namespace}\n"
+        f"spec:\n  instances: 1\n  imageName: {IMAGE}\n  storage:\n    size: 1Gi\n"
+        "  monitoring:\n    customQueriesConfigMap:\n    - {name: Queries, key: q.yaml}\n"
+        "  probes:\n    liveness:\n      successThreshold: 2\n")
+    checked = cluster.opctl("validate", "--path", str(bad))
+    output = checked.stdout + checked.stderr
+    assert checked.returncode == 2, output
+    assert "cluster.yaml:13: spec.monitoring.customQueriesConfigMap[0].name" in output, output
+    assert "cluster.yaml:16: spec.probes.liveness.successThreshold: must be at most 1" in output, output
+    passed = cluster.reconcile("--path", str(bad), "--name", f"{metrics_db.namespace}-refused")
+    assert passed.returncode == 2, passed.stdout + passed.stderr
+    assert not cluster.exists("clusters.opctl.io", "refused", "-n", metrics_db.namespace)
+
+
+def test_a_missing_custom_queries_configmap_is_a_condition_and_an_event(metrics_db):
+    # Given the ConfigMap deleted, the next pass should say so in the CustomQueriesMissing condition and a Warning
+    # Event, without failing the pass or touching the Pods.
+    db = metrics_db
+    uids = {name: pod["metadata"]["uid"] for name, pod in db.pods().items()}
+    db.cluster.kubectl("delete", "configmap", QUERIES_CONFIGMAP, "-n", db.namespace)
+    db.reconcile()
+    condition = db.condition("CustomQueriesMissing")
+    assert condition["status"] == "True", condition
+    assert condition["message"] == f"ConfigMap {QUERIES_CONFIGMAP} does not exist", condition
+    events = db.get("events", "--field-selector", "reason=CustomQueriesMissing")["items"]
+    assert [event["type"] for event in events] == ["Warning"], events
+    assert {name: pod["metadata"]["uid"] for name, pod in db.pods().items()} == uids
