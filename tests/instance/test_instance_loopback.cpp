@@ -863,5 +863,57 @@ writer:
   CHECK(scraped_value(down, "opctl_collector_last_error{query=\"orders\"}") == "1");
 }
 
+TEST_CASE("a scrape blocked in PostgreSQL holds up neither the manager's steps nor another scrape") {
+  // Given a custom query waiting for an advisory lock the test holds (no statement timeout), the manager
+  // should keep stepping and a second scrape should answer, counting the blocked backend as waiting;
+  // released, the first scrape should finish with its metric.
+  Loopback loopback;
+  const int port_a = free_ports().first;
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
+  step_until({&a}, [&] { return a.ready(); });
+  fs::path queries = loopback.root() / "blocking-queries";
+  fs::create_directories(queries);
+  std::ofstream(queries / "q.yaml")
+      << "waits:\n  query: \"SELECT 1 AS held FROM (SELECT pg_advisory_lock(4242)) AS l\"\n"
+         "  metrics: [{held: {usage: GAUGE}}]\n";
+  CollectorOptions options = collector_options(a.identity, queries.string());
+  options.connection.statement_timeout = 0ms;
+  PgConnection holder = PostgresTools(a.identity).connect_local();
+  holder.query("SELECT pg_advisory_lock(4242)");
+
+  std::string blocked_text;
+  std::atomic<bool> finished{false};
+  std::thread scrape([&] {
+    ScrapeErrors errors;
+    blocked_text = collect_metrics(options, errors);
+    finished = true;
+  });
+  auto waiting = [&] {
+    return superuser_sql(a,
+                         "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'opctl-metrics' "
+                         "AND wait_event_type = 'Lock'") == "1";
+  };
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!waiting() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(100ms);
+  bool blocked = waiting();
+  if (blocked) {
+    for (int i = 0; i < 3; ++i)
+      a.step();
+    CHECK(a.ready());
+    CHECK_FALSE(finished);  // still waiting for the lock
+    CollectorOptions other = collector_options(a.identity, "");
+    ScrapeErrors errors;
+    std::string second = collect_metrics(other, errors);
+    CHECK(scraped_value(second, "opctl_collector_up") == "1");
+    CHECK(scraped_value(second, "opctl_backends_waiting_total") == "1");
+  }
+  holder.query("SELECT pg_advisory_unlock(4242)");
+  scrape.join();
+  REQUIRE(blocked);
+  CHECK(scraped_value(blocked_text, "opctl_waits_held") == "1");
+  CHECK(scraped_value(blocked_text, "opctl_collector_last_error{query=\"waits\"}") == "0");
+}
+
 }  // namespace
 }  // namespace opctl::instance
