@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 
 build_packages=(g++ cmake ninja-build pkg-config git ca-certificates
-                libgit2-dev libyaml-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libcli11-dev libfmt-dev libpq-dev libre2-dev
+                libgit2-dev libyaml-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libcli11-dev libfmt-dev libpq-dev libre2-dev zlib1g-dev
                 nlohmann-json3-dev catch2)
 test_packages=(kubectl openssh-server openssh-client lighttpd lighttpd-mod-openssl openssl groff-base man-db bash-completion
                # the layout check (tests/check_format.sh)

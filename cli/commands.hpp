@@ -24,5 +24,6 @@ void register_completion(CLI::App& app, CommandAction& action);
 void register_instance(CLI::App& app, CommandAction& action);
 void register_history(CLI::App& app, CommandAction& action);
 void register_rollback(CLI::App& app, CommandAction& action);
+void register_cluster(CLI::App& app, CommandAction& action);
 
 }  // namespace opctl::cli

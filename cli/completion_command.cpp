@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <vector>
@@ -14,14 +15,25 @@ namespace {
 // falls behind the real options.
 std::map<std::string, std::vector<std::string>> command_flags(const CLI::App& app) {
   std::map<std::string, std::vector<std::string>> flags;
-  for (const auto* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    auto& list = flags[command->get_name()];
-    for (const auto* option : command->get_options()) {
+  auto add_options = [](const CLI::App& command, std::vector<std::string>& list) {
+    for (const auto* option : command.get_options()) {
       for (const auto& name : option->get_lnames())
         list.push_back("--" + name);
       for (const auto& name : option->get_snames())
         list.push_back("-" + name);
     }
+  };
+  auto every = [](const CLI::App*) { return true; };
+  for (const auto* command : app.get_subcommands(every)) {
+    auto& list = flags[command->get_name()];
+    add_options(*command, list);
+    // A group (cluster, instance): its subcommands' names, then their flags.
+    for (const auto* sub : command->get_subcommands(every))
+      list.push_back(sub->get_name());
+    for (const auto* sub : command->get_subcommands(every))
+      add_options(*sub, list);
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
   }
   return flags;
 }

@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   cli::register_crds(app, action);
   cli::register_backup(app, action);
   cli::register_promote(app, action);
+  cli::register_cluster(app, action);
   cli::register_install(app, action);
   cli::register_fetch(app, action);
   cli::register_completion(app, action);

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cluster_connection.hpp"
+#include "cluster_objects.hpp"
 #include "commands.hpp"
 #include "common_options.hpp"
 #include "exit_codes.hpp"
@@ -35,20 +36,8 @@ std::string utc_stamp() {
   return fmt::format("{:%Y%m%dT%H%M%SZ}", now);
 }
 
-// "2" or "db-2" -> "db-2"; an InvalidInputError for anything else.
-std::string instance_of(const std::string& cluster_name, const std::string& given) {
-  bool digits = !given.empty() && given.find_first_not_of("0123456789") == std::string::npos;
-  std::string name = digits ? cluster::instance_name(cluster_name, std::stoi(given)) : given;
-  if (!cluster::serial_of(cluster_name, name))
-    throw InvalidInputError(
-        {Problem{"", 0, "INSTANCE",
-                 fmt::format("\"{}\" is not an instance of {}: give its Pod name ({}-N) or N", given,
-                             cluster_name, cluster_name)}});
-  return name;
-}
-
 int run_promote(PromoteOptions& options) {
-  std::string instance = instance_of(options.cluster, options.instance);
+  std::string instance = instance_argument(options.cluster, options.instance, "INSTANCE");
   ClusterConnection connection = connect(options.common);
   auto& client = *connection.client;
   std::string namespace_name = connection.default_namespace(options.common);

@@ -7,6 +7,7 @@ find_package(CLI11 REQUIRED)
 find_package(CURL REQUIRED)
 find_package(Threads REQUIRED)
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+find_package(ZLIB REQUIRED)
 pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2>=1.1)
 pkg_check_modules(LIBYAML REQUIRED IMPORTED_TARGET yaml-0.1>=0.2)
 # Patterns from Kubernetes and Go tools (OpenAPI pattern, SOPS rules) in their own syntax (Debian's libre2-dev).

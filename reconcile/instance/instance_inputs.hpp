@@ -72,6 +72,8 @@ struct Inputs {
   bool hibernation = false;  // opctl.io/hibernation: "on" (the pass stops the Pods, primary last)
   // spec.postgresql and spec.enableSuperuserAccess.
   kinds::cluster::PostgresConfiguration configuration;
+  // opctl.io/reload (`opctl cluster reload`): a new value asks for a reload.
+  std::string reload_request;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
@@ -88,6 +90,9 @@ struct InstanceReport {
   std::string pending_restart;  // the loaded parameters that wait for a restart, comma-separated
   // Of those, the ones lowered that a standby may not have below its primary's, comma-separated.
   std::string pending_decrease;
+  // A primary: its replication slots, standbys (pg_stat_replication) and
+  // archiver (pg_stat_archiver), as compact JSON; empty otherwise.
+  std::string replication;
   bool operator==(const InstanceReport&) const = default;
 };
 

@@ -162,7 +162,10 @@ SELECT coalesce(string_agg(coalesce(name || ' = ' || setting, sourcefile || ':' 
   std::string wanted = kinds::cluster::configuration_hash(inputs_->configuration);
   bool conf_changed = write_conf();
   bool hba_changed = write_hba(serves_replication_);
-  if (!conf_changed && !hba_changed) return;
+  // opctl cluster reload: files outside the configuration (certificates) may have changed too.
+  bool reload_asked = handled_reload_ && *handled_reload_ != inputs_->reload_request;
+  handled_reload_ = inputs_->reload_request;
+  if (!conf_changed && !hba_changed && !reload_asked) return;
   db.query("SELECT pg_reload_conf()");
   reloaded_hash_ = wanted;
 }
@@ -644,6 +647,7 @@ void InstanceManager::serve_primary(const Inputs& inputs, const LocalState& loca
   sync_slots(db, inputs);
   sync_standby_names(db, inputs, local.timeline);
   if (!identity_.wal_archive_dir.empty()) check_wal_archive(db, inputs);
+  read_replication(db);
   ready_ = synced_credentials_.has_value();
 }
 
@@ -750,6 +754,37 @@ void InstanceManager::sync_standby_names(PgConnection& db, const Inputs& inputs,
   db.query("SELECT pg_reload_conf()");
 }
 
+void InstanceManager::read_replication(PgConnection& db) {
+  // Values that change only when a standby comes or goes, a slot's WAL is
+  // at risk, or a segment is archived: the report is rewritten that often,
+  // not at every step (no slot position, no byte counts).
+  static constexpr const char* k_replication_sql = R"SQL(
+SELECT json_build_object(
+  'slots', coalesce((SELECT json_agg(json_build_object('name', slot_name, 'active', active,
+                                                       'walStatus', coalesce(wal_status, ''))
+                                     ORDER BY slot_name)
+                     FROM pg_replication_slots WHERE slot_type = 'physical'), '[]'::json),
+  'standbys', coalesce((SELECT json_agg(json_build_object('name', application_name, 'state', state,
+                                                          'syncState', sync_state)
+                                        ORDER BY application_name)
+                        FROM pg_stat_replication), '[]'::json),
+  'archiver', (SELECT json_build_object(
+                 'archived', archived_count,
+                 'lastArchivedWal', coalesce(last_archived_wal, ''),
+                 'lastArchivedTime', coalesce(to_char(last_archived_time AT TIME ZONE 'UTC',
+                                                      'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''),
+                 'failed', failed_count,
+                 'lastFailedWal', coalesce(last_failed_wal, ''),
+                 'lastFailedTime', coalesce(to_char(last_failed_time AT TIME ZONE 'UTC',
+                                                    'YYYY-MM-DD"T"HH24:MI:SS"Z"'), ''))
+               FROM pg_stat_archiver))::text)SQL";
+  try {
+    replication_ = db.value(k_replication_sql);
+  } catch (const InstanceError&) {
+    // Only for the report: a primary that cannot say it still serves.
+  }
+}
+
 void InstanceManager::check_wal_archive(PgConnection& db, const Inputs& inputs) {
   ArchiveOwner self{identity_.namespace_name + "/" + identity_.cluster, inputs.cluster_uid,
                     db.value("SELECT system_identifier FROM pg_control_system()")};
@@ -832,6 +867,7 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
     report.role = "primary";
     report.current_lsn = local->current_lsn;
     report.timeline = local->timeline;
+    report.replication = replication_;
   }
   if (report.role != "stopped") {
     report.config_hash = loaded_hash_;

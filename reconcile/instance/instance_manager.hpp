@@ -121,6 +121,8 @@ class InstanceManager {
   void sync_roles(PgConnection& db, const Credentials& credentials);
   void sync_slots(PgConnection& db, const Inputs& inputs);
   void sync_standby_names(PgConnection& db, const Inputs& inputs, const std::string& timeline);
+  // The primary's replication slots, standbys and archiver, for the report (never fails the step).
+  void read_replication(PgConnection& db);
   // Lets archive_command copy into the WAL archive only while it is this Cluster's (claiming it when
   // unmarked).
   void check_wal_archive(PgConnection& db, const Inputs& inputs);
@@ -151,6 +153,7 @@ class InstanceManager {
   PostgresServer server_;
 
   std::optional<Inputs> inputs_;  // the last inputs read
+  std::string replication_;       // read_replication()'s JSON text; empty until read
   std::optional<Credentials> passfile_credentials_;
   std::optional<Credentials> synced_credentials_;  // what the primary last set in PostgreSQL
   std::optional<Credentials> usable_credentials_;  // the last observed credentials that passed the checks
@@ -166,10 +169,13 @@ class InstanceManager {
   std::string written_hba_;
   bool serves_replication_ = false;  // the role pg_hba.conf was last written for
   std::string loaded_hash_;          // configuration_hash() PostgreSQL has loaded
-  std::string reloaded_hash_;        // reloaded, read back on the next step
-  std::string pending_restart_;      // parameters waiting for a restart
-  std::string pending_decrease_;     // of those, hot-standby-sensitive ones lowered
-  bool may_write_ = false;           // PostgreSQL was started as a primary or promoted, and still runs
+  // The opctl.io/reload value acted upon; unset until the first inputs (a
+  // manager that starts does not reload for a request made before it ran).
+  std::optional<std::string> handled_reload_;
+  std::string reloaded_hash_;     // reloaded, read back on the next step
+  std::string pending_restart_;   // parameters waiting for a restart
+  std::string pending_decrease_;  // of those, hot-standby-sensitive ones lowered
+  bool may_write_ = false;        // PostgreSQL was started as a primary or promoted, and still runs
   bool volume_marked_ = false;
   bool needs_rewind_ = false;
   int rewind_failures_ = 0;

@@ -131,6 +131,7 @@ Inputs KubeEnvironment::observe() {
   inputs.hibernation =
       names::parse_hibernation(names::annotation_text(cluster.object, names::k_hibernation_annotation)).value;
   inputs.configuration = kinds::cluster::postgres_configuration(cluster.object.value("spec", Json::object()));
+  inputs.reload_request = names::annotation_text(cluster.object, names::k_reload_annotation).value_or("");
 
   auto now = SteadyClock::now();
   if (!credentials_ || now - credentials_read_at_ > 10s) {
@@ -168,6 +169,7 @@ void KubeEnvironment::report(const InstanceReport& report) {
       {names::k_config_hash_annotation, value(report.config_hash)},
       {names::k_pending_restart_annotation, value(report.pending_restart)},
       {names::k_pending_decrease_annotation, value(report.pending_decrease)},
+      {names::k_replication_annotation, value(report.replication)},
       {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;

@@ -14,7 +14,8 @@ from git_servers import Upstream
 
 ROOT = pathlib.Path(os.environ.get("OPCTL_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
 SUBCOMMANDS = ["reconcile", "diff", "validate", "status", "history", "rollback", "install", "crds", "backup",
-               "promote", "fetch", "version", "completion", "instance run", "instance ready"]
+               "promote", "fetch", "version", "completion", "instance run", "instance ready", "cluster status",
+               "cluster restart", "cluster reload", "cluster psql", "cluster report"]
 
 
 def run(cluster, *args):

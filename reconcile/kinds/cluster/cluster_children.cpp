@@ -134,6 +134,7 @@ PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
       queries.push_back({{"name", reference.name}, {"key", reference.key}});
     inputs["customQueries"] = std::move(queries);
   }
+  if (!spec.restarted_at.empty()) inputs["restartedAt"] = spec.restarted_at;
   if (wal_archive)
     inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
   return {image, model::sha256_hex(inputs.dump()).substr(0, 16), std::move(wal_archive)};

@@ -42,11 +42,23 @@ inline constexpr const char* k_pending_restart_annotation = "opctl.io/pending-re
 // Of those, the ones lowered that a standby must hold at least at its primary's value
 // (max_connections ...): the primary restarts first.
 inline constexpr const char* k_pending_decrease_annotation = "opctl.io/pending-restart-decrease";
+// A primary's replication slots, standbys and archiver as JSON (opctl cluster status shows them).
+inline constexpr const char* k_replication_annotation = "opctl.io/replication";
 // When the manager last reported (RFC 3339, its clock): at least every 10 s
 // while it runs, so a pass can tell a live report from a stale one.
 inline constexpr const char* k_reported_at_annotation = "opctl.io/reported-at";
 // Written by `opctl promote CLUSTER INSTANCE` on the Cluster: INSTANCE, optionally "@" and a nonce.
 inline constexpr const char* k_promote_annotation = "opctl.io/promote";
+// Written by `opctl cluster restart CLUSTER` on the Cluster: when (RFC 3339).
+// The pass copies it onto the Pod template, so every instance is recreated
+// in a rolling update (kubectl rollout restart's kubectl.kubernetes.io/restartedAt).
+inline constexpr const char* k_restarted_at_annotation = "opctl.io/restarted-at";
+// Written by `opctl cluster restart CLUSTER INSTANCE`: INSTANCE "@" a nonce;
+// the next pass recreates that instance's Pod once (the primary in place).
+inline constexpr const char* k_restart_instance_annotation = "opctl.io/restart-instance";
+// Written by `opctl cluster reload CLUSTER`: a nonce; every instance manager
+// that sees a new value rewrites its configuration files and reloads PostgreSQL.
+inline constexpr const char* k_reload_annotation = "opctl.io/reload";
 
 // On the primary Lease, written by its holder at every renewal: the
 // synchronous standbys ("<required>:<name>,<name>": each commit was

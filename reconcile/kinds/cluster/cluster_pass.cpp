@@ -86,7 +86,7 @@ void ClusterPass::reconcile_running() {
   if (bootstrap() || major_upgrade() || hibernate() || primary_fenced() || wake_up() || !manage_primary())
     return;
   if (recreate_failed_pods() || scale_down() || wait_for_instances() || scale_up() || rolling_update() ||
-      promote_request())
+      promote_request() || restart_instance_request())
     return;
   report_settled();
 }

@@ -78,6 +78,8 @@ class ClusterPass {
   bool supervised_primary_update();
   void update_primary(const std::string& why);
   bool promote_request();
+  // opctl cluster restart CLUSTER INSTANCE: that instance's Pod recreated once (rolling_update.cpp).
+  bool restart_instance_request();
 
   // opctl.io/hibernation and opctl.io/fenced-instances (hibernation.cpp).
   void read_stop_annotations();

@@ -214,9 +214,8 @@ void ClusterPass::restart_primary(const std::string& why) {
   status_.restarting_primary = status_.target_primary;
   plan_.primary = status_.target_primary;
   if (primary != nullptr && primary->has_live_pod()) plan_.stop.insert(primary->serial);
-  progress(
-      "RestartingPrimary", "RestartingPrimary",
-      fmt::format("restarting the primary {} in place with the new spec ({})", status_.target_primary, why));
+  progress("RestartingPrimary", "RestartingPrimary",
+           fmt::format("restarting the primary {} in place ({})", status_.target_primary, why));
   requeue(std::chrono::seconds(5));
 }
 

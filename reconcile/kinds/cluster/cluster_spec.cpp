@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "kinds/cluster/cluster_annotations.hpp"
+#include "kinds/cluster/cluster_names.hpp"
 
 namespace opctl::kinds::cluster {
 namespace {
@@ -303,6 +304,8 @@ Schema cluster_status_schema() {
                         Schema::array(Schema::string()).describe("the parameters that needed a restart")))
       .field("lastPromoteRequest",
              Schema::string().describe("the opctl.io/promote annotation last acted upon"))
+      .field("lastRestartRequest",
+             Schema::string().describe("the opctl.io/restart-instance annotation last acted upon"))
       .field("observedGeneration", Schema::integer())
       .field("conditions", schema::conditions_schema());
 }
@@ -373,6 +376,7 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   const Json& metadata = child(resource, "metadata");
   spec.name = string_at(metadata, "name", "");
   spec.namespace_name = string_at(metadata, "namespace", "default");
+  spec.restarted_at = string_at(child(metadata, "annotations"), k_restarted_at_annotation, "");
   const Json& body = child(resource, "spec");
   spec.instances = static_cast<int>(integer_at(body, "instances", 1));
   spec.image_name = string_at(body, "imageName", postgres_image_or_default(default_image));

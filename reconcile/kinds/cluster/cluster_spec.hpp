@@ -49,6 +49,9 @@ struct ClusterSpec {
   int major_version = 0;  // from the image tag
   StorageSpec storage;
   model::Json resources = model::Json::object();
+  // The opctl.io/restarted-at annotation (`opctl cluster restart`): part of
+  // the Pod template's hash, so a new value rolls every instance.
+  std::string restarted_at;
   PrimaryUpdateMethod primary_update_method = PrimaryUpdateMethod::switchover;
   PrimaryUpdateStrategy primary_update_strategy = PrimaryUpdateStrategy::unsupervised;
   std::chrono::seconds failover_delay{0};

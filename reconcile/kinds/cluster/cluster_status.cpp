@@ -64,6 +64,7 @@ ClusterStatus ClusterStatus::from_json(const Json& status) {
     out.final_backup = FinalBackupStatus{text(*final_backup, "backup"), text(*final_backup, "job"),
                                          text(*final_backup, "phase")};
   out.last_promote_request = text(status, "lastPromoteRequest");
+  out.last_restart_request = text(status, "lastRestartRequest");
   out.hibernated = status.is_object() && status.contains("hibernated") && status["hibernated"].is_boolean() &&
                    status["hibernated"].get<bool>();
   if (const Json* configuration = object_at(status, "configuration")) {
@@ -115,6 +116,7 @@ Json ClusterStatus::to_json() const {
   }
   if (!instance_states.empty()) out["instanceStates"] = instance_states;
   put(out, "lastPromoteRequest", last_promote_request);
+  put(out, "lastRestartRequest", last_restart_request);
   if (hibernated) out["hibernated"] = true;
   if (!configuration.hash.empty()) {
     Json entry = {{"hash", configuration.hash}};

@@ -58,6 +58,7 @@ struct ClusterStatus {
   std::optional<MajorUpgradeStatus> major_upgrade;
   std::optional<FinalBackupStatus> final_backup;
   std::string last_promote_request;
+  std::string last_restart_request;  // opctl.io/restart-instance, once acted upon
   // opctl.io/hibernation stopped the Pods: set from the first hibernating pass
   // until the primary serves again after waking, so the replicas wait for it.
   bool hibernated = false;

@@ -113,6 +113,28 @@ void ClusterPass::update_primary(const std::string& why) {
   requeue(std::chrono::seconds(10));
 }
 
+bool ClusterPass::restart_instance_request() {
+  std::string request = annotation_of(observed_.parent, k_restart_instance_annotation);
+  if (request.empty() || request == status_.last_restart_request) return false;
+  status_.last_restart_request = request;
+  std::string name = requested_instance(request);
+  const Instance* instance = view_.find(name);
+  if (instance == nullptr || !instance->has_live_pod()) {
+    degrade("RestartRequestIgnored", fmt::format("opctl cluster restart {} {}: not a running instance of {}",
+                                                 spec_.name, name, spec_.name));
+    return false;
+  }
+  if (name == status_.target_primary) {
+    restart_primary("asked for by opctl cluster restart");
+    return true;
+  }
+  plan_.stop.insert(instance->serial);
+  progress("RestartingInstance", "RestartingInstance",
+           fmt::format("recreating the replica {}, asked for by opctl cluster restart", name));
+  requeue(std::chrono::seconds(5));
+  return true;
+}
+
 bool ClusterPass::promote_request() {
   auto request = pending_promote_request();
   if (!request) return false;
