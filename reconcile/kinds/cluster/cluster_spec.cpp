@@ -172,6 +172,7 @@ Schema cluster_spec_schema() {
       .field("priorityClassName",
              Schema::string().describe("PriorityClass of the instances and the Cluster's Jobs"))
       .field("probes", probes_schema())
+      .field("monitoring", monitoring_schema())
       .field("primaryUpdateMethod", Schema::string()
                                         .describe("how the primary gets an update: switchover to the most "
                                                   "advanced updated replica, or restart in place")
@@ -406,6 +407,7 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   spec.final_backup = string_at(child(body, "finalBackup"), "backup", "");
   spec.scheduling = pod_scheduling(body);
   spec.postgresql = postgres_configuration(body);
+  spec.monitoring = monitoring_spec(body);
   return spec;
 }
 

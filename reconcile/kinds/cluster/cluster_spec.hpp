@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/cluster/cluster_monitoring.hpp"
 #include "kinds/cluster/pod_scheduling.hpp"
 #include "kinds/cluster/postgres_configuration.hpp"
 #include "kinds/postgres_image.hpp"
@@ -70,6 +71,7 @@ struct ClusterSpec {
   std::string wal_archive_backup;    // spec.walArchive.backup; empty: no WAL archiving
   PodScheduling scheduling;          // spec.affinity, topologySpreadConstraints, priorityClassName, probes
   PostgresConfiguration postgresql;  // spec.postgresql, spec.enableSuperuserAccess
+  MonitoringSpec monitoring;         // spec.monitoring
 };
 
 schema::Schema cluster_spec_schema();
