@@ -5,6 +5,10 @@
 // environment, signals (SIGTERM shuts PostgreSQL down smart, then fast),
 // reaping orphans, the readiness file and one log line per change.
 //
+// The exporter (reconcile/instance/metrics_*.hpp) serves /metrics on port
+// 9187 from a thread of its own; it never stops the manager: a port it cannot
+// listen on is logged, and the instance runs without it.
+//
 // opctl instance ready: the readiness probe, exit 0 while the instance
 // serves its role.
 #include <fmt/format.h>
@@ -15,6 +19,7 @@
 
 #include <cerrno>
 #include <iostream>
+#include <memory>
 
 #include "cluster_connection.hpp"
 #include "commands.hpp"
@@ -23,9 +28,12 @@
 #include "instance/instance_manager.hpp"
 #include "instance/kube_environment.hpp"
 #include "instance/lease_keeper.hpp"
+#include "instance/metrics_collector.hpp"
+#include "instance/metrics_server.hpp"
 #include "instance/primary_lease.hpp"
 #include "instance/readiness_file.hpp"
 #include "instance/write_deadline.hpp"
+#include "kinds/cluster/cluster_monitoring.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 
 namespace opctl::cli {
@@ -45,6 +53,8 @@ struct InstanceOptions {
   instance::InstanceIdentity identity;
   std::string smart_shutdown_timeout = "10s";
   std::string fast_shutdown_timeout = "1500s";
+  int metrics_port = kinds::cluster::k_metrics_port;
+  std::string metrics_queries_dir;
 };
 
 std::string describe(const instance::InstanceReport& report, bool ready) {
@@ -88,6 +98,34 @@ int run_watchdog_process(const InstanceOptions& options) {
   return k_exit_ok;
 }
 
+// The exporter, or nothing when it is turned off or cannot listen. Errors of
+// a scrape are logged when they change (a broken custom query once, not at
+// every scrape); the handler runs on the server's thread only.
+std::unique_ptr<instance::MetricsServer> start_exporter(const InstanceOptions& options) {
+  if (options.metrics_port == 0) return nullptr;
+  const auto& name = options.identity.name;
+  auto collector = instance::collector_options(options.identity, options.metrics_queries_dir);
+  auto handler = [collector, name, logged = instance::ScrapeErrors()]() mutable {
+    instance::ScrapeErrors errors;
+    std::string text = instance::collect_metrics(collector, errors);
+    for (const auto& [query, error] : errors)
+      if (logged[query] != error)
+        std::cerr << fmt::format("opctl instance {}: metrics: {}: {}\n", name, query, error);
+    logged = std::move(errors);
+    return text;
+  };
+  instance::MetricsServerOptions server;
+  server.port = options.metrics_port;
+  try {
+    auto exporter = std::make_unique<instance::MetricsServer>(server, std::move(handler));
+    std::cerr << fmt::format("opctl instance {}: metrics on port {}\n", name, exporter->port());
+    return exporter;
+  } catch (const Error& error) {
+    std::cerr << fmt::format("opctl instance {}: no metrics: {}\n", name, error.what());
+    return nullptr;
+  }
+}
+
 int run_instance(InstanceOptions& options) {
   auto smart_timeout = duration_flag("--smart-shutdown-timeout", options.smart_shutdown_timeout);
   auto fast_timeout = duration_flag("--fast-shutdown-timeout", options.fast_shutdown_timeout);
@@ -103,6 +141,8 @@ int run_instance(InstanceOptions& options) {
   for (int number : {SIGTERM, SIGINT, SIGCHLD})
     sigaddset(&signals, number);
   sigprocmask(SIG_BLOCK, &signals, nullptr);
+  // After the mask: its thread inherits it, so the signals still come to this loop.
+  auto exporter = start_exporter(options);
 
   // Kubeconfig and context from the environment: in a Pod, the ServiceAccount.
   CommonOptions connection_options;
@@ -196,6 +236,15 @@ void register_instance(CLI::App& app, CommandAction& action) {
   run->add_option("--fast-shutdown-timeout", options->fast_shutdown_timeout,
                   "Then how long the fast shutdown may take before an immediate one (more than 0)")
       ->capture_default_str();
+  run->add_option("--metrics-port", options->metrics_port,
+                  "The port the exporter serves /metrics and /healthz on, every address (0: no exporter)")
+      ->envname("OPCTL_METRICS_PORT")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  run->add_option("--metrics-queries-dir", options->metrics_queries_dir,
+                  "Where the custom metrics queries are (files in postgres_exporter's YAML format, read at "
+                  "every scrape; empty: none)")
+      ->envname("OPCTL_METRICS_QUERIES_DIR");
   run->callback([&action, options] { action = [options] { return run_instance(*options); }; });
 
   auto* watchdog = command->add_subcommand(

@@ -85,6 +85,10 @@ PgConnection& PgConnection::operator=(PgConnection&&) noexcept = default;
 PgConnection::~PgConnection() = default;
 
 std::vector<Row> PgConnection::query(const std::string& sql, const std::vector<std::string>& parameters) {
+  return table(sql, parameters).rows;
+}
+
+Table PgConnection::table(const std::string& sql, const std::vector<std::string>& parameters) {
   std::vector<const char*> values;
   for (const auto& parameter : parameters)
     values.push_back(parameter.c_str());
@@ -98,9 +102,12 @@ std::vector<Row> PgConnection::query(const std::string& sql, const std::vector<s
                               : std::string(PQerrorMessage(connection_.get()));
     throw InstanceError(fmt::format("a query on {} failed: {}", what_, publishable_message(message)));
   }
-  std::vector<Row> rows;
+  Table out;
+  std::vector<Row>& rows = out.rows;
   int row_count = PQntuples(result.get());
   int field_count = PQnfields(result.get());
+  for (int field = 0; field < field_count; ++field)
+    out.columns.emplace_back(PQfname(result.get(), field));
   rows.reserve(row_count);
   for (int row = 0; row < row_count; ++row) {
     Row fields;
@@ -109,7 +116,7 @@ std::vector<Row> PgConnection::query(const std::string& sql, const std::vector<s
       fields.emplace_back(PQgetisnull(result.get(), row, field) ? "" : PQgetvalue(result.get(), row, field));
     rows.push_back(std::move(fields));
   }
-  return rows;
+  return out;
 }
 
 std::string PgConnection::value(const std::string& sql, const std::vector<std::string>& parameters) {

@@ -19,6 +19,12 @@ namespace opctl::instance {
 
 using Row = std::vector<std::string>;
 
+// A result with its column names (the exporter's custom queries map columns by name).
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<Row> rows;
+};
+
 struct ConnectionSettings {
   std::string host;  // a host name, an address, or a Unix socket directory
   int port = 5432;
@@ -45,6 +51,8 @@ class PgConnection {
   // Runs one statement with $1, $2, ... bound to `parameters` (text); the rows
   // of its result, NULL as "". Throws InstanceError when it fails.
   std::vector<Row> query(const std::string& sql, const std::vector<std::string>& parameters = {});
+  // The same, with the result's column names.
+  Table table(const std::string& sql, const std::vector<std::string>& parameters = {});
   // The first field of the first row, or "" when there is none.
   std::string value(const std::string& sql, const std::vector<std::string>& parameters = {});
 

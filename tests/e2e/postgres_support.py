@@ -10,6 +10,7 @@ Secrets with kubectl, the database with psql. Nothing here writes a Pod's status
 the kubelet and the instance manager (`opctl instance run` in the image) do.
 """
 import base64
+import contextlib
 import os
 import shutil
 import subprocess
@@ -49,6 +50,32 @@ def prepare_node_suite(cluster):
     cluster.kubectl("apply", "--server-side", "--force-conflicts", "-f", "-", input=printed.stdout)
     cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/clusters.opctl.io",
                     "crd/backups.opctl.io")
+
+
+@contextlib.contextmanager
+def suite_namespace(cluster, tmp_path_factory, prefix, name="db"):
+    """What a data-plane suite's module fixture starts from: the node prepared, a namespace of its own, and a
+    PgCluster (not yet written) whose manifests go to a directory of its own and whose passes use a set (and Lease)
+    named after the namespace, so other suites may run meanwhile. The namespace goes afterwards; the Cluster's
+    final-backup finalizer is taken off, since no pass runs after the suite to do it."""
+    prepare_node_suite(cluster)
+    namespace = f"e2e-{prefix}-{os.getpid()}"
+    cluster.kubectl("create", "namespace", namespace)
+    root = tmp_path_factory.mktemp(prefix)
+
+    def manifests(files):
+        for file_name, text in files.items():
+            (root / file_name).write_text(text)
+        return root
+
+    db = PgCluster(cluster, namespace, manifests, name=name)
+    db.reconcile_args = ["--name", namespace]
+    try:
+        yield db
+    finally:
+        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+        cluster.kubectl("patch", "clusters.opctl.io", name, "-n", namespace, "--type=merge",
+                        "-p", '{"metadata":{"finalizers":null}}', check=False)
 
 
 def cluster_yaml(namespace, name="db", instances=3, image=IMAGE, extra=""):

@@ -14,32 +14,16 @@ import time
 import pytest
 import yaml
 
-from postgres_support import IMAGE, PgCluster, prepare_node_suite
+from postgres_support import IMAGE, suite_namespace
 
 
 @pytest.fixture(scope="module")
 def db(cluster, tmp_path_factory):
-    prepare_node_suite(cluster)
-    namespace = f"e2e-pgcmd-{os.getpid()}"
-    cluster.kubectl("create", "namespace", namespace)
-    root = tmp_path_factory.mktemp("pgcmd")
-
-    def manifests(files):
-        for name, text in files.items():
-            (root / name).write_text(text)
-        return root
-
-    pg = PgCluster(cluster, namespace, manifests)
-    pg.reconcile_args = ["--name", namespace]  # a Lease of its own: other suites may run meanwhile
-    try:
+    with suite_namespace(cluster, tmp_path_factory, "pgcmd") as pg:
         pg.write(instances=2, image=IMAGE)
         pg.settle(timeout=240)
         pg.app("CREATE TABLE kept (id int PRIMARY KEY); INSERT INTO kept SELECT generate_series(1, 100)")
         yield pg
-    finally:
-        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-        cluster.kubectl("patch", "clusters.opctl.io", "db", "-n", namespace, "--type=merge",
-                        "-p", '{"metadata":{"finalizers":null}}', check=False)
 
 
 def opctl_cluster(db, *args, input=None, timeout=120):

@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from postgres_support import IMAGE, PgCluster, instance_manager_pid, node_psql, prepare_node_suite
+from postgres_support import IMAGE, instance_manager_pid, node_psql, suite_namespace
 
 TABLE = "CREATE TABLE IF NOT EXISTS writes (id bigint PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())"
 # The Lease's default duration (15 s) and a margin: long enough for a replica to have taken an expired Lease.
@@ -28,23 +28,12 @@ PAST_LEASE_EXPIRY = 25
 
 @pytest.fixture(scope="module")
 def db(cluster, tmp_path_factory):
-    prepare_node_suite(cluster)
-    namespace = f"e2e-fence-{os.getpid()}"
-    cluster.kubectl("create", "namespace", namespace)
-    root = tmp_path_factory.mktemp("fence")
-
-    def manifests(files):
-        for name, text in files.items():
-            (root / name).write_text(text)
-        return root
-
-    db = PgCluster(cluster, namespace, manifests)
-    db.write(instances=2, image=IMAGE)
-    db.settle(timeout=240)
-    assert db.status()["currentPrimary"] == "db-1"
-    db.app(TABLE)
-    yield db
-    cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+    with suite_namespace(cluster, tmp_path_factory, "fence") as pg:
+        pg.write(instances=2, image=IMAGE)
+        pg.settle(timeout=240)
+        assert pg.status()["currentPrimary"] == "db-1"
+        pg.app(TABLE)
+        yield pg
 
 
 def annotate(db, key, value):

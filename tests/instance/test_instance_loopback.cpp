@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,7 @@
 #include "instance/instance_error.hpp"
 #include "instance/instance_manager.hpp"
 #include "instance/lease_keeper.hpp"
+#include "instance/metrics_collector.hpp"
 #include "instance/postgres_settings.hpp"
 #include "instance/wal_archive_owner.hpp"
 #include "instance/write_deadline.hpp"
@@ -913,6 +915,126 @@ TEST_CASE(
                 << (at == std::string::npos ? "" : server_log.substr(at > 300 ? at - 300 : 0, 600)));
     CHECK(at == std::string::npos);
   }
+}
+
+// One scrape as the exporter makes it, parsed just enough: the value of the sample written exactly as
+// `series`.
+std::optional<std::string> scraped_value(const std::string& text, const std::string& series) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with(series + " ")) return line.substr(series.size() + 1);
+  return std::nullopt;
+}
+
+TEST_CASE("the exporter's scrape of a real primary and replica: defaults, a custom query, a broken one") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
+  step_until({&a}, [&] { return a.ready(); });
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  app_sql(port_a, "CREATE TABLE orders (status text); INSERT INTO orders VALUES ('new'), ('new'), ('a\"b')");
+  fs::path queries = loopback.root() / "queries";
+  fs::create_directories(queries);
+  std::ofstream(queries / "00-q.yaml") << R"yaml(
+orders:
+  query: "SELECT status, count(*) AS n FROM orders GROUP BY status"
+  target_databases: [app]
+  primary: true
+  metrics:
+    - status: {usage: LABEL}
+    - n: {usage: GAUGE, description: orders}
+broken:
+  query: "SELECT 1/0 AS boom"
+  metrics: [{boom: {usage: GAUGE}}]
+writer:
+  query: "CREATE TABLE sneaky (id int)"
+  metrics: [{id: {usage: GAUGE}}]
+)yaml";
+  ScrapeErrors errors;
+  std::string on_primary = collect_metrics(collector_options(a.identity, queries.string()), errors);
+  INFO(on_primary);
+  CHECK(scraped_value(on_primary, "opctl_collector_up") == "1");
+  CHECK(scraped_value(on_primary, "opctl_pg_replication_in_recovery") == "0");
+  CHECK(scraped_value(on_primary, "opctl_orders_n{status=\"new\",datname=\"app\"}") == "2");
+  CHECK(scraped_value(on_primary, "opctl_orders_n{status=\"a\\\"b\",datname=\"app\"}") == "1");
+  CHECK(scraped_value(on_primary, "opctl_collector_last_error{query=\"broken\"}") == "1");
+  CHECK(scraped_value(on_primary, "opctl_collector_last_error{query=\"orders\"}") == "0");
+  // Custom queries run read-only: a statement that writes fails and writes nothing.
+  CHECK(scraped_value(on_primary, "opctl_collector_last_error{query=\"writer\"}") == "1");
+  CHECK(superuser_sql(a, "SELECT count(*) FROM pg_class WHERE relname = 'sneaky'") == "0");
+  CHECK(errors.at("broken").find("division by zero") != std::string::npos);
+  CHECK(scraped_value(on_primary,
+                      "opctl_pg_stat_replication_streaming{application_name=\"db-2\","
+                      "client_addr=\"127.0.0.1\"}") == "1");
+  CHECK(on_primary.find("opctl_pg_database_size_bytes{datname=\"app\"} ") != std::string::npos);
+  CHECK(on_primary.find("# TYPE opctl_pg_stat_archiver_archived_count counter\n") != std::string::npos);
+
+  ScrapeErrors replica_errors;
+  std::string on_replica = collect_metrics(collector_options(b.identity, queries.string()), replica_errors);
+  INFO(on_replica);
+  CHECK(scraped_value(on_replica, "opctl_pg_replication_in_recovery") == "1");
+  CHECK(scraped_value(on_replica, "opctl_pg_replication_is_wal_receiver_up") == "1");
+  CHECK(scraped_value(on_replica, "opctl_pg_replication_lag").has_value());
+  CHECK(on_replica.find("opctl_orders_n") == std::string::npos);  // primary: true
+
+  // PostgreSQL stopped: the scrape still answers, up 0.
+  b.stop_manager();
+  ScrapeErrors down_errors;
+  std::string down = collect_metrics(collector_options(b.identity, queries.string()), down_errors);
+  CHECK(scraped_value(down, "opctl_collector_up") == "0");
+  CHECK(scraped_value(down, "opctl_collector_last_error{query=\"orders\"}") == "1");
+}
+
+TEST_CASE("a scrape blocked in PostgreSQL holds up neither the manager's steps nor another scrape") {
+  // Given a custom query waiting for an advisory lock the test holds (no statement timeout), the manager
+  // should keep stepping and a second scrape should answer, counting the blocked backend as waiting;
+  // released, the first scrape should finish with its metric.
+  Loopback loopback;
+  const int port_a = free_ports().first;
+  Node& a = loopback.add("db-1", port_a, port_a, "db-1");
+  step_until({&a}, [&] { return a.ready(); });
+  fs::path queries = loopback.root() / "blocking-queries";
+  fs::create_directories(queries);
+  std::ofstream(queries / "q.yaml")
+      << "waits:\n  query: \"SELECT 1 AS held FROM (SELECT pg_advisory_lock(4242)) AS l\"\n"
+         "  metrics: [{held: {usage: GAUGE}}]\n";
+  CollectorOptions options = collector_options(a.identity, queries.string());
+  options.connection.statement_timeout = 0ms;
+  PgConnection holder = PostgresTools(a.identity).connect_local();
+  holder.query("SELECT pg_advisory_lock(4242)");
+
+  std::string blocked_text;
+  std::atomic<bool> finished{false};
+  std::thread scrape([&] {
+    ScrapeErrors errors;
+    blocked_text = collect_metrics(options, errors);
+    finished = true;
+  });
+  auto waiting = [&] {
+    return superuser_sql(a,
+                         "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'opctl-metrics' "
+                         "AND wait_event_type = 'Lock'") == "1";
+  };
+  auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (!waiting() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(100ms);
+  bool blocked = waiting();
+  if (blocked) {
+    for (int i = 0; i < 3; ++i)
+      a.step();
+    CHECK(a.ready());
+    CHECK_FALSE(finished);  // still waiting for the lock
+    CollectorOptions other = collector_options(a.identity, "");
+    ScrapeErrors errors;
+    std::string second = collect_metrics(other, errors);
+    CHECK(scraped_value(second, "opctl_collector_up") == "1");
+    CHECK(scraped_value(second, "opctl_backends_waiting_total") == "1");
+  }
+  holder.query("SELECT pg_advisory_unlock(4242)");
+  scrape.join();
+  REQUIRE(blocked);
+  CHECK(scraped_value(blocked_text, "opctl_waits_held") == "1");
+  CHECK(scraped_value(blocked_text, "opctl_collector_last_error{query=\"waits\"}") == "0");
 }
 
 }  // namespace

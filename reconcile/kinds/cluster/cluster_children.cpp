@@ -2,6 +2,7 @@
 
 #include "diff/owned_values.hpp"
 #include "kinds/cluster/backup_contract.hpp"
+#include "kinds/cluster/cluster_monitoring.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_view.hpp"
 #include "kinds/kind_reconciler.hpp"
@@ -13,6 +14,9 @@ namespace {
 using model::Json;
 
 // Bumped whenever build_pod changes what it generates, so existing Pods roll.
+// Not for the exporter's port: a port a container declares is informational
+// (the exporter listens either way), and every Cluster would roll for it; a
+// Pod gets it at its next roll, e.g. the image update that brings the exporter.
 constexpr int k_pod_generator_version = 3;  // 3: one ServiceAccount per instance
 // CloudNativePG's default stopDelay: time for a clean (smart, then fast) shutdown.
 constexpr int k_termination_grace_seconds = 1800;
@@ -55,6 +59,9 @@ Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template
        Json::array({{{"name", "pgdata"}, {"mountPath", k_data_mount}},
                     {{"name", "run"}, {"mountPath", k_run_mount}},
                     {{"name", "podinfo"}, {"mountPath", "/etc/opctl/podinfo"}, {"readOnly", true}}})}};
+  if (spec.scheduling.liveness) container["livenessProbe"] = health_probe(*spec.scheduling.liveness);
+  if (spec.scheduling.startup) container["startupProbe"] = health_probe(*spec.scheduling.startup);
+  apply_monitoring_to_container(spec.monitoring, container);
   if (!spec.resources.empty()) container["resources"] = spec.resources;
   if (pod_template.wal_archive) {
     container["env"].push_back(env_value("OPCTL_WAL_ARCHIVE_DIR", pod_template.wal_archive->directory));
@@ -121,6 +128,12 @@ PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
                  {"gid", spec.postgres_gid}};
   // Only when set, so changing them rolls the instances and Clusters without them keep their hash.
   if (Json scheduling = spec.scheduling.hash_inputs(); !scheduling.empty()) inputs["scheduling"] = scheduling;
+  if (!spec.monitoring.custom_queries.empty()) {
+    Json queries = Json::array();
+    for (const auto& reference : spec.monitoring.custom_queries)
+      queries.push_back({{"name", reference.name}, {"key", reference.key}});
+    inputs["customQueries"] = std::move(queries);
+  }
   if (!spec.restarted_at.empty()) inputs["restartedAt"] = spec.restarted_at;
   if (wal_archive)
     inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
@@ -151,6 +164,7 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
                    {"terminationGracePeriodSeconds", k_termination_grace_seconds},
                    {"containers", Json::array({postgres_container(spec, pod_template)})},
                    {"volumes", volumes}};
+  apply_monitoring_to_pod(spec.monitoring, pod_spec);
   apply_scheduling(spec.scheduling, {{k_cluster_label, spec.name}}, pod_spec);
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", std::move(pod_spec)}};
 }

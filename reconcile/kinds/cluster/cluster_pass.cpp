@@ -57,6 +57,7 @@ ReconcileResult ClusterPass::run() {
   result.children = plan_.emit_children ? children() : plan_.jobs;
   result.deletions = plan_.deletions;
   tell_instance_errors();
+  tell_missing_custom_queries();
   result.events = plan_.events;
   if (!plan_.degraded.empty() && (plan_.phase.empty() || plan_.phase == "Healthy")) {
     plan_.phase = "Degraded";
@@ -272,6 +273,7 @@ std::vector<Condition> ClusterPass::conditions() const {
   // initdb they refuse, a clone that fails), by instance; it does not fail a
   // pass by itself: the phase says whether the Cluster serves.
   std::string errors = instance_errors();
+  std::string missing = missing_custom_queries(spec_.monitoring, spec_.namespace_name, observed_.related);
   return {
       {"InstanceErrors", !errors.empty(), errors.empty() ? "None" : "InstanceReportsError", errors},
       {"Ready", ready, ready ? "ClusterHealthy" : plan_.phase, plan_.phase_reason},
@@ -284,7 +286,16 @@ std::vector<Condition> ClusterPass::conditions() const {
        hibernated ? "Hibernated" : (plan_.phase == "Hibernating" ? "Hibernating" : "NotHibernated"),
        hibernated || plan_.phase == "Hibernating" ? plan_.phase_reason : ""},
       {"Fenced", fenced_.any(), fenced_.any() ? "InstancesFenced" : "NotFenced", fenced_message()},
+      // The exporters run without what is missing; it does not fail a pass.
+      {"CustomQueriesMissing", !missing.empty(), missing.empty() ? "None" : "ConfigMapKeyMissing", missing},
   };
+}
+
+void ClusterPass::tell_missing_custom_queries() {
+  const Json* live = find_condition(observed_.parent, "CustomQueriesMissing");
+  std::string missing = missing_custom_queries(spec_.monitoring, spec_.namespace_name, observed_.related);
+  if (!missing.empty() && (live == nullptr || live->value("message", "") != missing))
+    plan_.events.push_back({"Warning", "CustomQueriesMissing", missing});
 }
 
 }  // namespace opctl::kinds::cluster

@@ -142,6 +142,8 @@ class ClusterPass {
   std::string instance_errors() const;
   // A Warning Event when that message is new (differs from the live InstanceErrors condition's).
   void tell_instance_errors();
+  // A Warning Event when spec.monitoring names a ConfigMap or key that is not there (a new message).
+  void tell_missing_custom_queries();
   model::Json instance_states() const;
 
   FencedInstances fenced_;    // the readable value of opctl.io/fenced-instances

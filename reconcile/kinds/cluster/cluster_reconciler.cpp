@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "kinds/cluster/backup_contract.hpp"
 #include "kinds/cluster/cluster_crd.hpp"
@@ -107,6 +108,11 @@ class ClusterReconciler : public KindReconciler {
     std::vector<RelatedRef> refs;
     for (const auto& name : {spec.recovery_backup, spec.final_backup, spec.wal_archive_backup})
       if (!name.empty()) refs.push_back({backup_kind(), spec.namespace_name, name});
+    // Read to report a missing one (the CustomQueriesMissing condition); the instances mount them.
+    std::set<std::string> config_maps;
+    for (const auto& reference : spec.monitoring.custom_queries)
+      if (config_maps.insert(reference.name).second)
+        refs.push_back({{"", "v1", "ConfigMap"}, spec.namespace_name, reference.name});
     return refs;
   }
 

@@ -173,6 +173,7 @@ Schema cluster_spec_schema() {
       .field("priorityClassName",
              Schema::string().describe("PriorityClass of the instances and the Cluster's Jobs"))
       .field("probes", probes_schema())
+      .field("monitoring", monitoring_schema())
       .field("primaryUpdateMethod", Schema::string()
                                         .describe("how the primary gets an update: switchover to the most "
                                                   "advanced updated replica, or restart in place")
@@ -414,6 +415,7 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   spec.scheduling = pod_scheduling(body);
   spec.postgresql = postgres_configuration(body);
   spec.managed = managed_objects(body);
+  spec.monitoring = monitoring_spec(body);
   return spec;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/cluster/cluster_monitoring.hpp"
 #include "kinds/cluster/managed_objects.hpp"
 #include "kinds/cluster/pod_scheduling.hpp"
 #include "kinds/cluster/postgres_configuration.hpp"
@@ -72,6 +73,7 @@ struct ClusterSpec {
   PodScheduling scheduling;          // spec.affinity, topologySpreadConstraints, priorityClassName, probes
   PostgresConfiguration postgresql;  // spec.postgresql, spec.enableSuperuserAccess
   ManagedObjects managed;            // spec.managed: roles and databases
+  MonitoringSpec monitoring;         // spec.monitoring
 };
 
 schema::Schema cluster_spec_schema();

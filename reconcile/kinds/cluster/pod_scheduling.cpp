@@ -24,19 +24,21 @@ int integer(const Json& object, const char* key, int fallback) {
   return value.is_number_integer() ? value.get<int>() : fallback;
 }
 
-Schema probe_schema(const ProbeTimings& defaults, const char* what) {
+// successThreshold: Kubernetes allows only 1 for liveness and startup probes.
+Schema probe_schema(const ProbeTimings& defaults, const char* what, bool success_only_one = false) {
+  auto success = Schema::integer().minimum(1).default_value(defaults.success_threshold);
+  if (success_only_one) success.maximum(1);
   return Schema::object()
       .describe(what)
       .field("initialDelaySeconds",
              Schema::integer().minimum(0).default_value(defaults.initial_delay_seconds))
       .field("periodSeconds", Schema::integer().minimum(1).default_value(defaults.period_seconds))
       .field("timeoutSeconds", Schema::integer().minimum(1).default_value(defaults.timeout_seconds))
-      .field("successThreshold", Schema::integer().minimum(1).default_value(defaults.success_threshold))
+      .field("successThreshold", std::move(success))
       .field("failureThreshold", Schema::integer().minimum(1).default_value(defaults.failure_threshold));
 }
 
-ProbeTimings probe_timings(const Json& probe) {
-  ProbeTimings out;
+ProbeTimings probe_timings(const Json& probe, ProbeTimings out = {}) {
   out.initial_delay_seconds = integer(probe, "initialDelaySeconds", out.initial_delay_seconds);
   out.period_seconds = integer(probe, "periodSeconds", out.period_seconds);
   out.timeout_seconds = integer(probe, "timeoutSeconds", out.timeout_seconds);
@@ -78,12 +80,9 @@ Json PodScheduling::hash_inputs() const {
   if (!additional_pod_anti_affinity.empty()) out["additionalPodAntiAffinity"] = additional_pod_anti_affinity;
   if (!topology_spread_constraints.empty()) out["topologySpreadConstraints"] = topology_spread_constraints;
   if (!priority_class_name.empty()) out["priorityClassName"] = priority_class_name;
-  ProbeTimings defaults;
-  const ProbeTimings& r = readiness;
-  if (r.initial_delay_seconds != defaults.initial_delay_seconds ||
-      r.period_seconds != defaults.period_seconds || r.timeout_seconds != defaults.timeout_seconds ||
-      r.success_threshold != defaults.success_threshold || r.failure_threshold != defaults.failure_threshold)
-    out["readinessProbe"] = readiness_probe(r);
+  if (readiness != ProbeTimings{}) out["readinessProbe"] = readiness_probe(readiness);
+  if (liveness) out["livenessProbe"] = health_probe(*liveness);
+  if (startup) out["startupProbe"] = health_probe(*startup);
   return out;
 }
 
@@ -108,7 +107,12 @@ PodScheduling pod_scheduling(const Json& spec) {
     out.topology_spread_constraints = value;
   if (const Json& value = member(spec, "priorityClassName"); value.is_string())
     out.priority_class_name = value.get<std::string>();
-  out.readiness = probe_timings(member(member(spec, "probes", empty), "readiness", empty));
+  const Json& probes = member(spec, "probes", empty);
+  out.readiness = probe_timings(member(probes, "readiness", empty));
+  if (const Json& value = member(probes, "liveness"); value.is_object())
+    out.liveness = probe_timings(value, k_liveness_defaults);
+  if (const Json& value = member(probes, "startup"); value.is_object())
+    out.startup = probe_timings(value, k_startup_defaults);
   return out;
 }
 
@@ -164,7 +168,17 @@ Schema probes_schema() {
       .describe("timings of the kubelet's probes of each instance")
       .field("readiness", probe_schema(ProbeTimings{},
                                        "the readiness probe (opctl instance ready: the instance serves its "
-                                       "role); it takes an instance out of its Services"));
+                                       "role); it takes an instance out of its Services"))
+      .field("liveness",
+             probe_schema(k_liveness_defaults,
+                          "the liveness probe (GET /healthz on port metrics: the instance manager answers); "
+                          "absent: none. The kubelet restarts the container after failureThreshold failures",
+                          true))
+      .field("startup", probe_schema(k_startup_defaults,
+                                     "the startup probe (GET /healthz on port metrics); absent: none. "
+                                     "Until it succeeds, the liveness probe waits; periodSeconds times "
+                                     "failureThreshold is the time a start may take",
+                                     true));
 }
 
 void apply_node_placement(const PodScheduling& scheduling, Json& pod_spec) {
@@ -202,6 +216,15 @@ Json readiness_probe(const ProbeTimings& timings) {
   // Only when set: the Pods of Clusters that set nothing stay as they were.
   if (timings.initial_delay_seconds != 0) probe["initialDelaySeconds"] = timings.initial_delay_seconds;
   if (timings.success_threshold != 1) probe["successThreshold"] = timings.success_threshold;
+  return probe;
+}
+
+Json health_probe(const ProbeTimings& timings) {
+  Json probe = {{"httpGet", {{"path", "/healthz"}, {"port", "metrics"}}},
+                {"periodSeconds", timings.period_seconds},
+                {"timeoutSeconds", timings.timeout_seconds},
+                {"failureThreshold", timings.failure_threshold}};
+  if (timings.initial_delay_seconds != 0) probe["initialDelaySeconds"] = timings.initial_delay_seconds;
   return probe;
 }
 

@@ -4,6 +4,7 @@
 // parsed form with its defaults, and the parts of a Pod spec they render.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "kinds/schema/schema.hpp"
@@ -17,7 +18,13 @@ struct ProbeTimings {
   int timeout_seconds = 5;
   int success_threshold = 1;
   int failure_threshold = 1;
+  bool operator==(const ProbeTimings&) const = default;
 };
+
+// The defaults of spec.probes.liveness and spec.probes.startup when they are
+// set (CloudNativePG's: a startup allowance of an hour, as its startDelay).
+inline constexpr ProbeTimings k_liveness_defaults{0, 10, 5, 1, 3};
+inline constexpr ProbeTimings k_startup_defaults{0, 10, 5, 1, 360};
 
 struct PodScheduling {
   bool enable_pod_anti_affinity = true;
@@ -32,6 +39,9 @@ struct PodScheduling {
   model::Json topology_spread_constraints = model::Json::array();
   std::string priority_class_name;
   ProbeTimings readiness;
+  // Absent (the default): no such probe, as before these settings existed.
+  std::optional<ProbeTimings> liveness;
+  std::optional<ProbeTimings> startup;
 
   // What a Pod of these settings differs in from one of the defaults, for the
   // Pod spec hash: empty for the defaults, so Clusters that set none keep theirs.
@@ -57,5 +67,8 @@ void apply_scheduling(const PodScheduling& scheduling, const model::Json& cluste
 void apply_node_placement(const PodScheduling& scheduling, model::Json& pod_spec);
 
 model::Json readiness_probe(const ProbeTimings& timings);
+// The liveness or startup probe: GET /healthz on the port named metrics, which
+// the instance manager's exporter answers while the manager runs.
+model::Json health_probe(const ProbeTimings& timings);
 
 }  // namespace opctl::kinds::cluster

@@ -13,8 +13,8 @@
 
 using opctl::config::NotificationTrigger;
 using opctl::config::NotificationType;
-using opctl::notify::HttpRequest;
-using opctl::notify::HttpResponse;
+using NotifyRequest = opctl::notify::HttpRequest;
+using NotifyResponse = opctl::notify::HttpResponse;
 using opctl::testing::changed_pass;
 using opctl::testing::entry_of;
 using opctl::testing::failed_pass;
@@ -24,19 +24,19 @@ namespace {
 // Answers each POST with the next of `answers` (the last one repeated), and keeps what it was sent.
 class ScriptedPoster : public opctl::notify::HttpPoster {
  public:
-  explicit ScriptedPoster(std::vector<HttpResponse> answers) : answers_(std::move(answers)) {}
-  HttpResponse post(const HttpRequest& request, std::chrono::milliseconds) override {
+  explicit ScriptedPoster(std::vector<NotifyResponse> answers) : answers_(std::move(answers)) {}
+  NotifyResponse post(const NotifyRequest& request, std::chrono::milliseconds) override {
     sent.push_back(request);
     return answers_[std::min(sent.size(), answers_.size()) - 1];
   }
-  std::vector<HttpRequest> sent;
+  std::vector<NotifyRequest> sent;
 
  private:
-  std::vector<HttpResponse> answers_;
+  std::vector<NotifyResponse> answers_;
 };
 
 struct Harness {
-  explicit Harness(std::vector<HttpResponse> answers) : poster(std::move(answers)) {
+  explicit Harness(std::vector<NotifyResponse> answers) : poster(std::move(answers)) {
     options.poster = &poster;
     options.clock = &clock;
     options.config_file = "opctl.yaml";

@@ -6,7 +6,7 @@
 #include "model/base64.hpp"
 
 using opctl::model::Json;
-namespace cluster = opctl::kinds::cluster;
+namespace overview_kinds = opctl::kinds::cluster;
 
 namespace {
 
@@ -115,7 +115,9 @@ struct OverviewFixture {
                        {"spec", {{"cluster", "not-db"}}}});
   }
 
-  Json overview() const { return cluster::cluster_overview({&cluster, children, backups, overview_now()}); }
+  Json overview() const {
+    return overview_kinds::cluster_overview({&cluster, children, backups, overview_now()});
+  }
 };
 
 }  // namespace
@@ -180,12 +182,12 @@ TEST_CASE("the overview of a Cluster without status, Pods or Lease says so inste
 }
 
 TEST_CASE("certificate summaries: a bundle, and text that is no certificate", "[cluster][overview]") {
-  auto parsed = cluster::summarize_certificates(k_overview_pem + k_overview_pem);
+  auto parsed = overview_kinds::summarize_certificates(k_overview_pem + k_overview_pem);
   CHECK(parsed.problem.empty());
   CHECK(parsed.certificates.size() == 2);
-  CHECK(cluster::summarize_certificates("hello").problem == "no PEM certificate in it");
-  auto broken =
-      cluster::summarize_certificates("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+  CHECK(overview_kinds::summarize_certificates("hello").problem == "no PEM certificate in it");
+  auto broken = overview_kinds::summarize_certificates(
+      "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
   CHECK(broken.certificates.empty());
   CHECK_FALSE(broken.problem.empty());
 }
@@ -195,7 +197,7 @@ TEST_CASE("a support bundle holds no Secret value, in objects, events or logs", 
   fixture.children.back()["metadata"]["annotations"] = {
       {"kubectl.kubernetes.io/last-applied-configuration", "{\"data\":{\"password\":\"czNjcmV0\"}}"}};
   fixture.children.back()["metadata"]["managedFields"] = Json::array({{{"manager", "opctl"}}});
-  cluster::BundleInputs inputs;
+  overview_kinds::BundleInputs inputs;
   inputs.cluster = &fixture.cluster;
   inputs.children = fixture.children;
   inputs.backups = fixture.backups;
@@ -207,9 +209,9 @@ TEST_CASE("a support bundle holds no Secret value, in objects, events or logs", 
   inputs.logs = {
       {"db-1.log", "LOG: password s3cret-app-password in postgresql://app:s3cret-app-password@db-rw/app\n"}};
   inputs.now = overview_now();
-  auto files = cluster::support_bundle(inputs);
+  auto files = overview_kinds::support_bundle(inputs);
 
-  std::map<std::string, const cluster::BundleFile*> by_path;
+  std::map<std::string, const overview_kinds::BundleFile*> by_path;
   std::string everything;
   for (const auto& file : files) {
     by_path[file.path] = &file;

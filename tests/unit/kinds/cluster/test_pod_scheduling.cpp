@@ -9,7 +9,7 @@ using opctl::model::Json;
 
 namespace {
 
-Json resource(Json extra) {
+Json scheduling_resource(Json extra) {
   Json spec = {{"storage", {{"size", "1Gi"}}}};
   spec.update(extra);
   return {{"apiVersion", "opctl.io/v1alpha1"},
@@ -18,14 +18,14 @@ Json resource(Json extra) {
           {"spec", spec}};
 }
 
-Json pod_of(const Json& extra) {
-  ClusterSpec spec = parse_cluster_spec(resource(extra));
+Json scheduling_pod(const Json& extra) {
+  ClusterSpec spec = parse_cluster_spec(scheduling_resource(extra));
   return build_pod(spec, pod_template(spec, spec.image_name), "db-1", "primary");
 }
 
-std::vector<std::string> fields(const Json& extra) {
+std::vector<std::string> scheduling_fields(const Json& extra) {
   std::vector<std::string> out;
-  for (const auto& issue : check_cluster(resource(extra)))
+  for (const auto& issue : check_cluster(scheduling_resource(extra)))
     out.push_back(issue.field);
   return out;
 }
@@ -35,7 +35,7 @@ std::vector<std::string> fields(const Json& extra) {
 TEST_CASE("without scheduling settings a Pod is what it was: preferred anti-affinity by host, the old probe",
           "[cluster][scheduling]") {
   // Given a Cluster that sets none of the new fields, its Pods and their hash should not change.
-  Json pod = pod_of(Json::object());
+  Json pod = scheduling_pod(Json::object());
   const Json& spec = pod["spec"];
   CHECK(spec["affinity"] ==
         Json::parse(R"({"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,
@@ -46,13 +46,13 @@ TEST_CASE("without scheduling settings a Pod is what it was: preferred anti-affi
           "failureThreshold":1})"));
   for (const char* absent : {"nodeSelector", "tolerations", "topologySpreadConstraints", "priorityClassName"})
     CHECK_FALSE(spec.contains(absent));
-  ClusterSpec parsed = parse_cluster_spec(resource(Json::object()));
+  ClusterSpec parsed = parse_cluster_spec(scheduling_resource(Json::object()));
   CHECK(pod_template(parsed, parsed.image_name).hash == "1fe96b79e6f940a5");
 }
 
 TEST_CASE("affinity, tolerations, spread, priority and probe timings reach the Pod",
           "[cluster][scheduling]") {
-  Json pod = pod_of(Json::parse(R"({
+  Json pod = scheduling_pod(Json::parse(R"({
     "affinity": {"podAntiAffinityType": "required", "topologyKey": "topology.kubernetes.io/zone",
                  "nodeSelector": {"disk": "ssd"},
                  "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "pg", "effect": "NoSchedule"}],
@@ -81,17 +81,20 @@ TEST_CASE("affinity, tolerations, spread, priority and probe timings reach the P
 
 TEST_CASE("changing where instances may run changes the Pod spec hash, so they roll",
           "[cluster][scheduling]") {
-  ClusterSpec plain = parse_cluster_spec(resource(Json::object()));
-  ClusterSpec moved = parse_cluster_spec(resource({{"affinity", {{"nodeSelector", {{"disk", "ssd"}}}}}}));
-  ClusterSpec off = parse_cluster_spec(resource({{"affinity", {{"enablePodAntiAffinity", false}}}}));
+  ClusterSpec plain = parse_cluster_spec(scheduling_resource(Json::object()));
+  ClusterSpec moved =
+      parse_cluster_spec(scheduling_resource({{"affinity", {{"nodeSelector", {{"disk", "ssd"}}}}}}));
+  ClusterSpec off =
+      parse_cluster_spec(scheduling_resource({{"affinity", {{"enablePodAntiAffinity", false}}}}));
   CHECK(pod_template(plain, plain.image_name).hash != pod_template(moved, moved.image_name).hash);
   CHECK(pod_template(plain, plain.image_name).hash != pod_template(off, off.image_name).hash);
-  CHECK_FALSE(pod_of({{"affinity", {{"enablePodAntiAffinity", false}}}})["spec"].contains("affinity"));
+  CHECK_FALSE(
+      scheduling_pod({{"affinity", {{"enablePodAntiAffinity", false}}}})["spec"].contains("affinity"));
 }
 
 TEST_CASE("additional pod affinity and anti-affinity terms join the generated ones",
           "[cluster][scheduling]") {
-  Json pod = pod_of(Json::parse(R"({"affinity": {
+  Json pod = scheduling_pod(Json::parse(R"({"affinity": {
     "additionalPodAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50,
       "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "batch"}}, "topologyKey": "zone"}}]},
     "additionalPodAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -106,7 +109,7 @@ TEST_CASE("additional pod affinity and anti-affinity terms join the generated on
 }
 
 TEST_CASE("the Cluster's Jobs run where its instances may, with its resources", "[cluster][scheduling]") {
-  ClusterSpec spec = parse_cluster_spec(resource(Json::parse(R"({
+  ClusterSpec spec = parse_cluster_spec(scheduling_resource(Json::parse(R"({
     "resources": {"requests": {"cpu": "100m"}},
     "affinity": {"nodeSelector": {"disk": "ssd"}, "tolerations": [{"operator": "Exists"}]},
     "priorityClassName": "databases"})")));
@@ -121,15 +124,15 @@ TEST_CASE("the Cluster's Jobs run where its instances may, with its resources", 
 }
 
 TEST_CASE("scheduling fields are checked offline", "[cluster][scheduling]") {
-  CHECK(fields({{"affinity", {{"podAntiAffinityType", "always"}}}}) ==
+  CHECK(scheduling_fields({{"affinity", {{"podAntiAffinityType", "always"}}}}) ==
         std::vector<std::string>{"spec.affinity.podAntiAffinityType"});
-  CHECK(fields({{"affinity", {{"tolerations", {{{"operator", "Maybe"}}}}}}}) ==
+  CHECK(scheduling_fields({{"affinity", {{"tolerations", {{{"operator", "Maybe"}}}}}}}) ==
         std::vector<std::string>{"spec.affinity.tolerations[0].operator"});
-  CHECK(fields({{"affinity", {{"nodeSelector", {{"disk", 1}}}}}}) ==
+  CHECK(scheduling_fields({{"affinity", {{"nodeSelector", {{"disk", 1}}}}}}) ==
         std::vector<std::string>{"spec.affinity.nodeSelector.disk"});
-  CHECK(fields({{"topologySpreadConstraints", {{{"maxSkew", 1}}}}}) ==
+  CHECK(scheduling_fields({{"topologySpreadConstraints", {{{"maxSkew", 1}}}}}) ==
         std::vector<std::string>{"spec.topologySpreadConstraints[0].topologyKey",
                                  "spec.topologySpreadConstraints[0].whenUnsatisfiable"});
-  CHECK(fields({{"probes", {{"readiness", {{"periodSeconds", 0}}}}}}) ==
+  CHECK(scheduling_fields({{"probes", {{"readiness", {{"periodSeconds", 0}}}}}}) ==
         std::vector<std::string>{"spec.probes.readiness.periodSeconds"});
 }
