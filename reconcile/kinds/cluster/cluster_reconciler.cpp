@@ -69,6 +69,9 @@ class ClusterReconciler : public KindReconciler {
     std::vector<RelatedRef> refs;
     for (const auto& name : {spec.recovery_backup, spec.final_backup, spec.wal_archive_backup})
       if (!name.empty()) refs.push_back({backup_kind(), spec.namespace_name, name});
+    // A user-given server certificate and its CA: checked by the pass, served by the instances.
+    for (const auto& name : {spec.certificates.server_tls_secret, spec.certificates.server_ca_secret})
+      if (!name.empty()) refs.push_back({{"", "v1", "Secret"}, spec.namespace_name, name});
     return refs;
   }
 
