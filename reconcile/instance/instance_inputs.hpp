@@ -28,6 +28,15 @@ struct Credentials {
   bool operator==(const Credentials&) const = default;
 };
 
+// The certificate and key PostgreSQL serves, and the CA that signed it (replicas verify
+// the primary against it, and it verifies client certificates), all PEM.
+struct TlsMaterial {
+  std::string certificate;
+  std::string key;
+  std::string ca;
+  bool operator==(const TlsMaterial&) const = default;
+};
+
 // Where another instance's PostgreSQL answers (its Pod's IP).
 struct PeerAddress {
   std::string name;
@@ -72,6 +81,8 @@ struct Inputs {
   bool hibernation = false;  // opctl.io/hibernation: "on" (the pass stops the Pods, primary last)
   // spec.postgresql and spec.enableSuperuserAccess.
   kinds::cluster::PostgresConfiguration configuration;
+  // The server certificate (spec.certificates); nullopt until its Secret exists (or can be read).
+  std::optional<TlsMaterial> tls;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
