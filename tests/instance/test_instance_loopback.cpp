@@ -870,8 +870,8 @@ TEST_CASE("TLS: taken on by a reload, replicas verify the primary, plain TCP ref
   step_until({&a, &b}, [&] {
     return sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=disable").exit_code != 0;
   });
-  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=disable")
-            .err.find("no encryption") != std::string::npos);
+  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=disable").err.find("no encryption") !=
+        std::string::npos);
   CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=require").exit_code == 0);
 
   // A renewed certificate from the same CA: served after a reload, the primary never restarts.
