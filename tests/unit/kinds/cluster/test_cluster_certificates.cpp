@@ -217,3 +217,15 @@ TEST_CASE("spec.certificates combinations that cannot work are refused at their 
   spec.erase("certificates");
   CHECK(tls_issue_fields(spec) == std::vector<std::string>{"spec.postgresql.parameters.ssl_cert_file"});
 }
+
+TEST_CASE("requireSSL changes the configuration hash only when set", "[cluster][tls]") {
+  // Given Clusters from before requireSSL, their hash should stay what it was (nothing to reload).
+  Json spec = three_instances();
+  spec["postgresql"] = {{"parameters", {{"work_mem", "8MB"}}}};
+  std::string before = configuration_hash(postgres_configuration(spec));
+  spec["postgresql"]["requireSSL"] = false;
+  CHECK(configuration_hash(postgres_configuration(spec)) == before);
+  spec["postgresql"]["requireSSL"] = true;
+  CHECK(postgres_configuration(spec).require_ssl);
+  CHECK(configuration_hash(postgres_configuration(spec)) != before);
+}
