@@ -4,7 +4,8 @@ over TLS (pg_stat_ssl on the primary, verify-full in the replica's primary_conni
 request (opctl.io/renew-certificates) and served without a restart while the primary keeps its Lease, a client
 certificate for the cert method of pg_hba, and a server certificate the user brings instead of opctl's.
 
-One 2-instance Cluster for the file (module fixture), changed in order by the tests. Everything is read back
+One 2-instance Cluster for the file (module fixture), changed in order by the tests; the last test has a Cluster of
+its own that starts on an image whose instance manager predates TLS and moves to TLS by an image update. Everything is read back
 without opctl: Secrets with kubectl, certificates with openssl (`openssl s_client -starttls postgres` against each
 Pod, the server's own answer), the database with the host's psql inside the node's network namespace. A Pod IP is
 not among the certificate's names, so verify-full checks the name with libpq's host= while hostaddr= reaches the
@@ -221,3 +222,41 @@ def test_a_server_certificate_the_user_brings_is_served_instead(tls, cluster):
                           sslmode="verify-full", sslrootcert=str(ca_crt))
         assert result.returncode == 0, result.stderr
     db.settle(timeout=60)
+
+
+# An instance image whose manager predates TLS (main's build on the shared node); once that image carries TLS too,
+# the test still checks that an image update keeps every row and ends with TLS everywhere.
+PRE_TLS_IMAGE = os.environ.get("OPCTL_E2E_PRE_TLS_IMAGE", "localhost/opctl-postgresql:15")
+
+
+def test_a_cluster_from_before_tls_moves_to_tls_with_an_image_update_and_keeps_its_data(cluster, namespace,
+                                                                                          manifests):
+    # Given a Cluster whose instances run a manager without TLS, the pass issues its certificates at once; updating
+    # the image (replicas first, then a switchover) should end with every instance serving TLS, the replica
+    # streaming over verified TLS, and every row kept.
+    prepare_node_suite(cluster)
+    db = PgCluster(cluster, namespace, manifests)
+    try:
+        upgraded(db)
+    finally:
+        # No pass runs after the namespace's deletion to take the final-backup finalizer off.
+        cluster.kubectl("patch", "clusters.opctl.io", "db", "-n", namespace, "--type=merge",
+                        "-p", '{"metadata":{"finalizers":null}}', check=False)
+
+
+def upgraded(db):
+    db.write(instances=2, image=PRE_TLS_IMAGE)
+    db.settle(timeout=240)
+    db.app("CREATE TABLE kept (id int PRIMARY KEY); INSERT INTO kept SELECT generate_series(1, 300)")
+    assert db.secret("server")["tls.crt"].startswith("-----BEGIN CERTIFICATE-----")
+    db.write(instances=2, image=IMAGE)
+    db.passes_until(lambda: db.healthy_and_streaming() and set(db.images().values()) == {IMAGE},
+                    "every instance on the TLS image", timeout=300)
+    primary = db.status()["currentPrimary"]
+    replica = next(name for name in db.pod_names() if name != primary)
+    assert {pod: db.on_pod(pod, "SHOW ssl") for pod in db.pod_names()} == {pod: "on" for pod in db.pod_names()}
+    assert db.on_pod(primary, "SELECT s.ssl FROM pg_stat_replication r JOIN pg_stat_ssl s USING (pid)") == "t"
+    assert "sslmode=verify-full" in db.on_pod(replica, "SHOW primary_conninfo")
+    assert db.app("SELECT count(*) FROM kept") == "300"
+    for pod in db.pod_names():
+        assert served_serial(db, pod) == secret_serial(db, "server")
