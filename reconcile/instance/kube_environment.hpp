@@ -1,7 +1,7 @@
 // The instance manager's inputs and reports through the Kubernetes API, with
 // the Pod's ServiceAccount (RBAC in opctl-cluster-kind(5)): each observe()
 // lists the Cluster's Pods and reads the Cluster (two requests); the Secrets
-// are read every 10 s; a report patches this Pod's annotations when
+// (and the TLS Secret) are read every 10 s; a report patches this Pod's annotations when
 // something changed (positions at most every 2 s), and every 10 s anyway
 // with the time (opctl.io/reported-at), so a stale report shows as such;
 // the same patch sets its role label (opctl.io/role, what -rw selects) from
@@ -26,10 +26,14 @@ class KubeEnvironment : public InstanceEnvironment {
 
  private:
   std::optional<Credentials> read_credentials();
+  // The server certificate's Secret(s) the Cluster's spec.certificates names; nullopt while absent
+  // or not readable yet (a Role from before TLS), and the last one read is kept meanwhile.
+  std::optional<TlsMaterial> read_tls(const model::Json& cluster_spec);
 
   kube::ApiClient& client_;
   InstanceIdentity identity_;
   std::optional<Credentials> credentials_;
+  std::optional<TlsMaterial> tls_;
   std::chrono::steady_clock::time_point credentials_read_at_{};
   std::optional<InstanceReport> reported_;
   std::string role_label_;  // this Pod's opctl.io/role label as last seen or written

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "kinds/cluster/cluster_annotations.hpp"
+#include "kinds/cluster/cluster_certificates.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 
 namespace opctl::kinds::cluster {
@@ -167,6 +168,7 @@ Schema cluster_spec_schema() {
                  "Cluster's Jobs (restore, major upgrade, final backup)"))
       .field("postgresql", postgresql_schema())
       .field("enableSuperuserAccess", superuser_access_schema())
+      .field("certificates", certificates_schema())
       .field("affinity", affinity_schema())
       .field("topologySpreadConstraints", topology_spread_schema())
       .field("priorityClassName",
@@ -336,6 +338,8 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
   const Json& spec = resource["spec"];
   for (auto& issue : configuration_issues(spec))
     issues.push_back(std::move(issue));
+  for (auto& issue : certificates_issues(spec))
+    issues.push_back(std::move(issue));
   if (issues.empty() && spec.is_object()) {
     long long instances = integer_at(spec, "instances", 1);
     long long min_sync = integer_at(spec, "minSyncReplicas", 0);
@@ -408,6 +412,7 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   spec.scheduling = pod_scheduling(body);
   spec.postgresql = postgres_configuration(body);
   spec.monitoring = monitoring_spec(body);
+  spec.certificates = certificates_spec(body);
   return spec;
 }
 
