@@ -45,6 +45,17 @@ ClusterObjects read_cluster_objects(kube::ApiClient& client, const std::string& 
     targets.push_back({*backups, namespace_name, {}, ""});
     backups_served = true;
   }
+  // A user-given server certificate and its CA (spec.certificates) are the Cluster's too, though not its
+  // children.
+  const model::Json& certificates =
+      objects.cluster.value("/spec/certificates"_json_pointer, model::Json::object());
+  std::vector<kube::HttpRequest> user_secrets;
+  if (auto secrets = client.mapper().find({"", "v1", "Secret"}))
+    for (const char* field : {"serverTLSSecret", "serverCASecret"})
+      if (std::string secret = certificates.value(field, ""); !secret.empty())
+        user_secrets.push_back(client.get_request(*secrets, namespace_name, secret));
+  for (auto& result : client.execute(user_secrets))
+    if (result.ok()) objects.children.push_back(std::move(result.object));
   auto outcomes = client.list_all(targets);
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].status.ok()) throw kube::ApiError(outcomes[i].status);

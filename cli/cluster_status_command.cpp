@@ -139,7 +139,7 @@ std::string status_backups_table(const Json& backups) {
 
 std::string status_certificates_table(const Json& certificates) {
   if (certificates.empty()) return "  (no certificate in the Cluster's Secrets)\n";
-  TextTable table({"SECRET", "KEY", "SUBJECT", "NOT AFTER", "EXPIRES IN"});
+  TextTable table({"SECRET", "KEY", "COMMON NAME", "CA", "SERIAL", "NOT AFTER", "EXPIRES IN"});
   std::string problems;
   for (const auto& certificate : certificates) {
     std::string left = "-";
@@ -148,7 +148,8 @@ std::string status_certificates_table(const Json& certificates) {
                  ? "EXPIRED"
                  : fmt::format("{}d", certificate["expiresInDays"].get<long>());
     table.add({status_text_of(certificate, "secret"), status_text_of(certificate, "key"),
-               status_text_of(certificate, "subject"), status_text_of(certificate, "notAfter"), left});
+               status_text_of(certificate, "commonName"), status_text_of(certificate, "isCA"),
+               status_text_of(certificate, "serial"), status_text_of(certificate, "notAfter"), left});
     if (certificate.contains("problem"))
       problems += fmt::format("  {}/{}: {}\n", status_text_of(certificate, "secret"),
                               status_text_of(certificate, "key"), status_text_of(certificate, "problem"));

@@ -40,6 +40,15 @@ struct RolePassword {
   bool operator==(const RolePassword&) const = default;
 };
 
+// The certificate and key PostgreSQL serves, and the CA that signed it (replicas verify
+// the primary against it, and it verifies client certificates), all PEM.
+struct TlsMaterial {
+  std::string certificate;
+  std::string key;
+  std::string ca;
+  bool operator==(const TlsMaterial&) const = default;
+};
+
 // Where another instance's PostgreSQL answers (its Pod's IP).
 struct PeerAddress {
   std::string name;
@@ -89,6 +98,8 @@ struct Inputs {
   std::map<std::string, RolePassword> role_passwords;
   // opctl.io/reload (`opctl cluster reload`): a new value asks for a reload.
   std::string reload_request;
+  // The server certificate (spec.certificates); nullopt until its Secret exists (or can be read).
+  std::optional<TlsMaterial> tls;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.

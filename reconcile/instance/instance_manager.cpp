@@ -14,6 +14,7 @@
 #include "instance/postgres_settings.hpp"
 #include "instance/wal_archive_owner.hpp"
 #include "kinds/cluster/cluster_names.hpp"
+#include "kinds/cluster/tls_certificates.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -99,12 +100,58 @@ void InstanceManager::write_passfile(const Credentials& credentials) {
   passfile_credentials_ = credentials;
 }
 
+bool InstanceManager::write_tls(const std::optional<TlsMaterial>& observed) {
+  if (!observed || observed == written_tls_) return false;
+  std::string problem = kinds::cluster::key_pair_problem(observed->certificate, observed->key);
+  if (problem.empty() && !kinds::cluster::read_certificate(observed->ca))
+    problem = "ca.crt holds no PEM certificate";
+  if (!problem.empty()) {
+    // A reload would keep the old files' context, a start would fail: the last good files stay.
+    tls_problem_ = "the server certificate's Secret is not served: " + problem;
+    return false;
+  }
+  tls_problem_.clear();
+  fs::path directory = fs::path(tls_key_path(identity_)).parent_path();
+  fs::create_directories(directory);
+  fs::permissions(directory, fs::perms::owner_all, fs::perm_options::replace);
+  // PostgreSQL refuses a key readable by others; owned by its user, written by its user here.
+  write_private_file(tls_ca_path(identity_), observed->ca);
+  write_private_file(tls_certificate_path(identity_), observed->certificate);
+  write_private_file(tls_key_path(identity_), observed->key);
+  written_tls_ = observed;
+  return true;
+}
+
+void InstanceManager::choose_primary_verification() {
+  primary_ca_file_.clear();
+  primary_tls_problem_.clear();
+  if (written_tls_) {
+    PrimaryTlsCheck check = tools_.check_primary_tls(tls_ca_path(identity_));
+    switch (check.result) {
+      case PrimaryTls::verified:
+      case PrimaryTls::unreachable:  // it will answer with the Cluster's certificate, as every instance
+                                     // serves
+        primary_ca_file_ = tls_ca_path(identity_);
+        break;
+      case PrimaryTls::not_offered:  // an instance manager from before TLS: encrypted once it serves TLS
+        break;
+      case PrimaryTls::unverified:
+        primary_tls_problem_ =
+            "replicating with sslmode=prefer, without verifying the primary's certificate: " + check.message;
+        break;
+    }
+  }
+  tools_.verify_primary_with(primary_ca_file_);
+}
+
 bool InstanceManager::write_hba(bool serves_replication) {
   serves_replication_ = serves_replication;
   HbaOptions options;
   if (inputs_) {
     options.user_rules = inputs_->configuration.pg_hba;
     options.superuser_access = inputs_->configuration.superuser_access;
+    // Only once TLS is served: without it, rejecting plain TCP would stop replication too.
+    options.require_ssl = inputs_->configuration.require_ssl && written_tls_.has_value();
     for (const auto& address : inputs_->addresses)
       options.instance_hosts.push_back(address.host);
   }
@@ -117,7 +164,8 @@ bool InstanceManager::write_hba(bool serves_replication) {
 
 bool InstanceManager::write_conf() {
   std::string content = postgresql_conf(
-      identity_, inputs_ ? inputs_->configuration.parameters : std::map<std::string, std::string>{});
+      identity_, inputs_ ? inputs_->configuration.parameters : std::map<std::string, std::string>{},
+      written_tls_.has_value());
   if (content == written_conf_ && fs::exists(config_path(identity_))) return false;
   write_private_file(config_path(identity_), content);
   written_conf_ = content;
@@ -162,10 +210,13 @@ SELECT coalesce(string_agg(coalesce(name || ' = ' || setting, sourcefile || ':' 
   std::string wanted = kinds::cluster::configuration_hash(inputs_->configuration);
   bool conf_changed = write_conf();
   bool hba_changed = write_hba(serves_replication_);
-  // opctl cluster reload: files outside the configuration (certificates) may have changed too.
+  // opctl cluster reload: files outside the configuration may have changed too. PostgreSQL reads the
+  // certificate files again on a reload (a renewed certificate), keeping the old ones if the new cannot be
+  // loaded.
   bool reload_asked = handled_reload_ && *handled_reload_ != inputs_->reload_request;
   handled_reload_ = inputs_->reload_request;
-  if (!conf_changed && !hba_changed && !reload_asked) return;
+  if (!conf_changed && !hba_changed && !tls_reload_ && !reload_asked) return;
+  tls_reload_ = false;
   db.query("SELECT pg_reload_conf()");
   reloaded_hash_ = wanted;
 }
@@ -233,6 +284,7 @@ std::optional<Credentials> InstanceManager::usable(const std::optional<Credentia
 void InstanceManager::act(Inputs inputs) {
   inputs.credentials = usable(inputs.credentials);
   if (inputs.credentials) write_passfile(*inputs.credentials);
+  if (write_tls(inputs.tls) && server_.running()) tls_reload_ = true;
   lease_.set_timings(inputs.lease_timings);
   lease_problem_.clear();
   // First, whatever else fails: a writable server without the Lease stops now.
@@ -266,6 +318,7 @@ void InstanceManager::act(Inputs inputs) {
       if (!take_lease(*lease)) throw InstanceError(lease_problem_);
       bootstrap_primary(inputs);
     } else {
+      choose_primary_verification();
       clone_replica();
     }
     return;
@@ -352,6 +405,7 @@ void InstanceManager::stay_fenced(const Inputs& inputs) {
 void InstanceManager::promote() {
   ready_ = false;
   may_write_ = true;
+  primary_tls_problem_.clear();  // it follows nobody now
   // Waits up to 8 s, inside the statement timeout; a promotion still under way is seen on the next step.
   tools_.query("SELECT pg_promote(true, 8)");
   // Now a primary: it serves replication connections.
@@ -601,6 +655,7 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
     as_primary = lease_.holds() || (may_take && take_lease(lease));
   }
   if (!as_primary) {
+    choose_primary_verification();
     // Data that ran as a primary (no standby.signal) may hold WAL the new
     // primary never had: it is rewound before it may follow.
     if (!data_is_standby() || needs_rewind_) rewind_before_following();
@@ -608,7 +663,7 @@ void InstanceManager::start(const Inputs& inputs, const LeaseRecord& lease) {
   }
   write_hba(as_primary);
   write_conf();
-  std::vector<std::string> command = postgres_command(identity_, !as_primary);
+  std::vector<std::string> command = postgres_command(identity_, !as_primary, primary_ca_file_);
   // A standby whose last replayed primary values (pg_control) are above the spec's, e.g. a lowered
   // max_connections it has not replayed yet, would refuse to start: it starts with the primary's values
   // and asks for another restart, by which time it has replayed the lower ones.
@@ -890,8 +945,9 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
 
 std::string InstanceManager::published_error() const {
   std::string text = error_;
-  for (const std::string* problem : {&credentials_problem_, &archive_problem_, &lease_problem_,
-                                     &switchover_problem_, &fencing_problem_, &config_problem_})
+  for (const std::string* problem :
+       {&credentials_problem_, &archive_problem_, &lease_problem_, &switchover_problem_, &fencing_problem_,
+        &config_problem_, &tls_problem_, &primary_tls_problem_})
     if (!problem->empty()) text += (text.empty() ? "" : "; ") + *problem;
   // The passwords observed last and those in use, whichever a message might quote.
   if (inputs_ && inputs_->credentials) text = without_passwords(std::move(text), *inputs_->credentials);

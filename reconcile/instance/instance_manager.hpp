@@ -132,6 +132,11 @@ class InstanceManager {
   bool primary_answers() const;
   bool primary_checkpointed_on_its_timeline() const;
   void write_passfile(const Credentials& credentials);
+  // The server certificate's files from the observed Secret, once checked; true when they changed.
+  bool write_tls(const std::optional<TlsMaterial>& observed);
+  // Before this instance follows or clones: whether it verifies the primary (sslmode=verify-full)
+  // or, when the primary offers no TLS or a certificate that does not verify, only prefers TLS.
+  void choose_primary_verification();
   // pg_hba.conf for this role and the last inputs; true when its content changed.
   bool write_hba(bool serves_replication);
   // postgresql.conf from the last inputs; true when its content changed.
@@ -167,6 +172,11 @@ class InstanceManager {
   kinds::cluster::FencedInstances fencing_;  // the last readable opctl.io/fenced-instances
   bool fenced_ = false;                      // this instance is fenced: it reports role "fenced"
   std::string config_problem_;               // settings PostgreSQL refused (pg_file_settings), reported
+  std::optional<TlsMaterial> written_tls_;   // what the TLS files hold; nullopt: no TLS yet
+  std::string tls_problem_;                  // why the observed certificate is not served, reported
+  std::string primary_tls_problem_;          // why the primary is not verified, reported
+  std::string primary_ca_file_;              // the CA file the primary is verified against; empty: not
+  bool tls_reload_ = false;                  // new TLS files wait for a reload
   std::string written_conf_;                 // what postgresql.conf and pg_hba.conf hold now
   std::string written_hba_;
   bool serves_replication_ = false;  // the role pg_hba.conf was last written for

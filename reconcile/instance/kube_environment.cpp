@@ -6,6 +6,7 @@
 
 #include "instance/instance_error.hpp"
 #include "kinds/cluster/cluster_annotations.hpp"
+#include "kinds/cluster/cluster_certificates.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/kind_time.hpp"
 #include "kube/api_error.hpp"
@@ -106,6 +107,31 @@ std::map<std::string, RolePassword> KubeEnvironment::read_role_passwords(
   return out;
 }
 
+std::optional<TlsMaterial> KubeEnvironment::read_tls(const Json& cluster_spec) {
+  auto names =
+      kinds::cluster::tls_secret_names(identity_.cluster, kinds::cluster::certificates_spec(cluster_spec));
+  auto secrets = kube::core_v1_resource("Secret", "secrets", true);
+  std::vector<kube::HttpRequest> requests = {
+      client_.get_request(secrets, identity_.namespace_name, names.server)};
+  if (names.ca != names.server)
+    requests.push_back(client_.get_request(secrets, identity_.namespace_name, names.ca));
+  auto results = client_.execute(requests);
+  for (const auto& result : results)
+    if (!result.ok()) {
+      // Not there yet (the pass creates it), or a Role written before TLS: served once readable.
+      if (result.status.reason == kube::ApiReason::not_found ||
+          result.status.reason == kube::ApiReason::forbidden)
+        return tls_;
+      throw kube::ApiError(result.status);
+    }
+  namespace cluster = kinds::cluster;
+  TlsMaterial material;
+  material.certificate = cluster::secret_text(&results[0].object, cluster::k_tls_certificate_key);
+  material.key = cluster::secret_text(&results[0].object, cluster::k_tls_private_key);
+  material.ca = cluster::secret_text(&results.back().object, cluster::k_ca_certificate_key);
+  return material;
+}
+
 Inputs KubeEnvironment::observe() {
   auto pods = kube::core_v1_resource("Pod", "pods", true);
   kube::ListOptions options;
@@ -179,10 +205,12 @@ Inputs KubeEnvironment::observe() {
   if (!credentials_ || now - credentials_read_at_ > 10s || names_changed) {
     if (auto fresh = read_credentials()) credentials_ = fresh;
     role_passwords_ = read_role_passwords(password_names);
+    tls_ = read_tls(cluster.object.value("spec", Json::object()));
     credentials_read_at_ = now;
   }
   inputs.credentials = credentials_;
   inputs.role_passwords = role_passwords_;
+  inputs.tls = tls_;
   return inputs;
 }
 

@@ -65,6 +65,8 @@ PgConnection::PgConnection(const ConnectionSettings& settings, const std::string
       {"tcp_user_timeout", "5000"},
   };
   if (!settings.passfile.empty()) pairs.emplace_back("passfile", settings.passfile);
+  if (!settings.sslmode.empty()) pairs.emplace_back("sslmode", settings.sslmode);
+  if (!settings.sslrootcert.empty()) pairs.emplace_back("sslrootcert", settings.sslrootcert);
   std::vector<const char*> keywords;
   std::vector<const char*> values;
   for (const auto& [keyword, value] : pairs) {

@@ -38,6 +38,9 @@ struct ConnectionSettings {
   // The manager's own writes (roles, slots, settings) never wait for
   // synchronous standbys: a new primary's standbys are not streaming yet.
   bool local_commit = true;
+  // libpq's sslmode and sslrootcert; empty: libpq's defaults (prefer, ~/.postgresql/root.crt).
+  std::string sslmode;
+  std::string sslrootcert;
 };
 
 class PgConnection {

@@ -24,6 +24,18 @@ std::string config_path(const InstanceIdentity& identity) {
   return identity.run_dir + "/postgresql.conf";
 }
 
+std::string tls_certificate_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/tls/server.crt";
+}
+
+std::string tls_key_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/tls/server.key";
+}
+
+std::string tls_ca_path(const InstanceIdentity& identity) {
+  return identity.run_dir + "/tls/ca.crt";
+}
+
 std::string slot_name(const std::string& instance) {
   std::string slot = k_slot_prefix;
   for (char c : instance)
@@ -52,11 +64,14 @@ std::string quote_identifier(const std::string& name) {
 }
 
 std::string primary_conninfo(const InstanceIdentity& identity, const std::string& user,
-                             const std::string& database) {
-  return fmt::format(
-      "host={} port={} user={} dbname={} passfile={} application_name={} connect_timeout=5 sslmode=prefer",
-      conninfo_value(identity.primary_host), identity.primary_port, conninfo_value(user),
-      conninfo_value(database), conninfo_value(passfile_path(identity)), conninfo_value(identity.name));
+                             const std::string& database, const std::string& ssl_root_certificate) {
+  std::string ssl = ssl_root_certificate.empty()
+                        ? std::string("sslmode=prefer")
+                        : "sslmode=verify-full sslrootcert=" + conninfo_value(ssl_root_certificate);
+  return fmt::format("host={} port={} user={} dbname={} passfile={} application_name={} connect_timeout=5 {}",
+                     conninfo_value(identity.primary_host), identity.primary_port, conninfo_value(user),
+                     conninfo_value(database), conninfo_value(passfile_path(identity)),
+                     conninfo_value(identity.name), ssl);
 }
 
 std::string shell_quote(const std::string& text) {
@@ -78,7 +93,8 @@ std::string archive_command(const std::string& directory, const std::string& all
       dir, shell_quote(allowed));
 }
 
-std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby) {
+std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby,
+                                          const std::string& ssl_root_certificate) {
   std::vector<std::string> command = {"postgres", "-D", identity.pgdata};
   auto set = [&](const std::string& name, const std::string& value) {
     command.push_back("-c");
@@ -112,7 +128,8 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
     set("archive_command", archive_command(identity.wal_archive_dir, archive_allowed_path(identity)));
   }
   if (standby) {
-    set("primary_conninfo", primary_conninfo(identity, k_replication_user, "replication"));
+    set("primary_conninfo",
+        primary_conninfo(identity, k_replication_user, "replication", ssl_root_certificate));
     set("primary_slot_name", slot_name(identity.name));
     set("recovery_target_timeline", "latest");
     set("wal_receiver_timeout", "10s");
@@ -129,13 +146,20 @@ std::string conf_value(const std::string& value) {
 }
 
 std::string postgresql_conf(const InstanceIdentity& identity,
-                            const std::map<std::string, std::string>& parameters) {
+                            const std::map<std::string, std::string>& parameters, bool tls) {
   std::string out =
       "# Written by opctl instance from the Cluster's spec.postgresql.parameters; the file PostgreSQL reads\n"
       "# (config_file). Settings opctl owns are on the postgres command line, which wins over this file.\n";
   // initdb's own file keeps what it chose (lc_messages, timezone, max_connections ...).
   out += "include_if_exists " + conf_value(identity.pgdata + "/postgresql.conf") + "\n";
   out += "shared_buffers = '64MB'\nwal_keep_size = '128MB'\nhot_standby_feedback = on\n";
+  if (tls) {
+    // Here, not on the command line: a server without TLS takes it on with a reload.
+    out += "# spec.certificates (ssl* parameters are refused in spec.postgresql.parameters)\nssl = on\n";
+    out += "ssl_cert_file = " + conf_value(tls_certificate_path(identity)) + "\n";
+    out += "ssl_key_file = " + conf_value(tls_key_path(identity)) + "\n";
+    out += "ssl_ca_file = " + conf_value(tls_ca_path(identity)) + "\n";
+  }
   out += "# spec.postgresql.parameters\n";
   for (const auto& [name, value] : parameters)
     if (!kinds::cluster::refused_parameter(name)) out += name + " = " + conf_value(value) + "\n";
@@ -146,6 +170,7 @@ std::string hba_rules(bool serves_replication, const HbaOptions& options) {
   std::string out =
       "# Written by opctl instance from the Cluster's spec; the file PostgreSQL reads (hba_file).\n"
       "local all all trust\n";
+  if (options.require_ssl) out += "hostnossl all all all reject\n";
   // A standby refuses replication connections: a replica (or a clone) that
   // reached it through a -rw Service not yet pointing at the new primary
   // must not stream from it (cascading), it retries until -rw leads to the primary.

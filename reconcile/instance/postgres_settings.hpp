@@ -26,25 +26,37 @@ std::string passfile_path(const InstanceIdentity& identity);
 // written by the manager from spec.postgresql.parameters.
 std::string config_path(const InstanceIdentity& identity);
 
+// The TLS files PostgreSQL serves (ssl_cert_file, ssl_key_file, ssl_ca_file): in the run
+// directory, written by the manager from the server certificate's Secret (owned by PostgreSQL's
+// user, the key 0600, as PostgreSQL requires; never in PGDATA, which pg_basebackup copies).
+std::string tls_certificate_path(const InstanceIdentity& identity);
+std::string tls_key_path(const InstanceIdentity& identity);
+std::string tls_ca_path(const InstanceIdentity& identity);
+
 // The replication slot a replica streams through: "db-2" -> "_opctl_db_2".
 std::string slot_name(const std::string& instance);
 
-// Connection string to the primary, with the password from the passfile.
+// Connection string to the primary, with the password from the passfile:
+// sslmode=verify-full against `ssl_root_certificate` (a CA file), or
+// sslmode=prefer without one (TLS when the primary offers it, unverified).
 std::string primary_conninfo(const InstanceIdentity& identity, const std::string& user,
-                             const std::string& database);
+                             const std::string& database, const std::string& ssl_root_certificate = "");
 
-// `postgres` and its arguments; `standby` adds what a replica streams with.
+// `postgres` and its arguments; `standby` adds what a replica streams with
+// (verifying the primary against `ssl_root_certificate` when not empty).
 // What opctl owns goes here (the command line wins over every file); what
 // the user may change is in postgresql_conf().
-std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby);
+std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby,
+                                          const std::string& ssl_root_certificate = "");
 
 // The content of config_path(): initdb's postgresql.conf from the data
 // directory (its locale and time zone settings), then opctl's defaults a
 // user may override (shared_buffers, wal_keep_size, hot_standby_feedback),
 // then spec.postgresql.parameters, last so they win. Refused parameters are
 // left out even if present (the pass refuses them first).
+// With `tls`, ssl = on and the TLS files (reloadable: a new certificate is a reload away).
 std::string postgresql_conf(const InstanceIdentity& identity,
-                            const std::map<std::string, std::string>& parameters);
+                            const std::map<std::string, std::string>& parameters, bool tls = false);
 // A postgresql.conf value, single-quoted.
 std::string conf_value(const std::string& value);
 
@@ -66,11 +78,13 @@ struct HbaOptions {
   // The other instances' addresses: with superuser_access false, the only
   // hosts the superuser may log in from (pg_rewind, a failover's questions).
   std::vector<std::string> instance_hosts;
+  bool require_ssl = false;  // spec.postgresql.requireSSL: TCP without TLS is rejected first
 };
 
 // pg_hba.conf, first rule that matches wins: local (Unix socket) trust for
 // the manager (only processes of this container's user can open the socket:
-// its directory is 0700); replication for the replication role only on a
+// its directory is 0700); with require_ssl, every TCP connection without TLS
+// rejected; replication for the replication role only on a
 // primary (`serves_replication`); with superuser access disabled, the
 // superuser only from the instances; then the user's rules; then
 // scram-sha-256 for everyone else. opctl's rules that keep the Cluster

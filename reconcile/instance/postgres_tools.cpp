@@ -48,6 +48,11 @@ std::string PostgresTools::run(const std::vector<std::string>& argv, const std::
   options.timeout = timeout;
   options.input = input;
   options.extra_env = {{"PGPASSFILE", passfile_path(identity_)}, {"PGCONNECT_TIMEOUT", "5"}, {"LC_ALL", "C"}};
+  // pg_basebackup and pg_rewind reach the primary: verified as the replicas' streaming is.
+  if (!primary_ca_file_.empty()) {
+    options.extra_env["PGSSLMODE"] = "verify-full";
+    options.extra_env["PGSSLROOTCERT"] = primary_ca_file_;
+  }
   process::ProcessResult result = process::run_process(argv, options);
   if (result.timed_out)
     throw InstanceError(fmt::format("{} did not finish in {}s", what, timeout.count() / 1000));
@@ -164,7 +169,35 @@ PgConnection PostgresTools::connect_primary() const {
   settings.port = identity_.primary_port;
   settings.user = k_superuser;
   settings.passfile = passfile_path(identity_);
+  if (!primary_ca_file_.empty()) {
+    settings.sslmode = "verify-full";
+    settings.sslrootcert = primary_ca_file_;
+  }
   return PgConnection(settings, "the primary");
+}
+
+PrimaryTlsCheck PostgresTools::check_primary_tls(const std::string& ca_file) const {
+  ConnectionSettings settings;
+  settings.host = identity_.primary_host;
+  settings.port = identity_.primary_port;
+  settings.user = k_superuser;
+  settings.passfile = passfile_path(identity_);
+  settings.sslmode = "verify-full";
+  settings.sslrootcert = ca_file;
+  try {
+    PgConnection(settings, "the primary");
+    return {PrimaryTls::verified, ""};
+  } catch (const InstanceError& failure) {
+    std::string message = failure.what();
+    auto says = [&](const char* text) { return message.find(text) != std::string::npos; };
+    // libpq's words: the TLS handshake's outcome comes before authentication, whose failure
+    // (a password, a pg_hba rule) still means the certificate verified.
+    if (says("does not support SSL")) return {PrimaryTls::not_offered, message};
+    if (says("certificate") || says("SSL error")) return {PrimaryTls::unverified, message};
+    if (says("authentication failed") || says("no pg_hba.conf entry") || says("rejects connection"))
+      return {PrimaryTls::verified, ""};
+    return {PrimaryTls::unreachable, message};
+  }
 }
 
 std::vector<Row> PostgresTools::query(const std::string& sql,

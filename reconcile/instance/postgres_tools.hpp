@@ -15,9 +15,27 @@
 
 namespace opctl::instance {
 
+// What a TLS connection to the primary, verified against the Cluster's CA, showed.
+enum class PrimaryTls {
+  verified,     // the primary's certificate verifies for the -rw name
+  not_offered,  // the primary serves no TLS (an instance from before TLS)
+  unverified,   // it offers TLS with a certificate that does not verify (the message says why)
+  unreachable,  // no answer: nothing learned
+};
+struct PrimaryTlsCheck {
+  PrimaryTls result = PrimaryTls::unreachable;
+  std::string message;
+};
+
 class PostgresTools {
  public:
   explicit PostgresTools(InstanceIdentity identity) : identity_(std::move(identity)) {}
+
+  // From now on pg_basebackup, pg_rewind and connections to the primary use
+  // sslmode=verify-full against this CA file; empty: libpq's default (prefer).
+  void verify_primary_with(std::string ca_file) { primary_ca_file_ = std::move(ca_file); }
+  // Connects to the primary with sslmode=verify-full against `ca_file`.
+  PrimaryTlsCheck check_primary_tls(const std::string& ca_file) const;
 
   // initdb with data checksums and scram-sha-256; the superuser's password from a private file.
   void initdb(const std::string& directory, const std::string& superuser_password) const;
@@ -51,6 +69,7 @@ class PostgresTools {
                   std::chrono::milliseconds timeout, const char* what) const;
 
   InstanceIdentity identity_;
+  std::string primary_ca_file_;
 };
 
 }  // namespace opctl::instance

@@ -10,4 +10,6 @@ trap 'rm -rf "$dir"' EXIT
 cp "$binary" "$dir/tests"
 chmod 0755 "$dir" "$dir/tests"
 cd "$dir"
+# nobody's own HOME, not root's: libpq reads ~/.postgresql (client certificates) and refuses one it cannot open.
+export HOME="$dir"
 setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all "$dir/tests" "$@"

@@ -34,6 +34,7 @@
 #include "instance/wal_archive_owner.hpp"
 #include "instance/write_deadline.hpp"
 #include "kinds/cluster/managed_objects.hpp"
+#include "kinds/cluster/tls_certificates.hpp"
 #include "process/child_process.hpp"
 
 namespace opctl::instance {
@@ -1035,6 +1036,109 @@ TEST_CASE("a scrape blocked in PostgreSQL holds up neither the manager's steps n
   REQUIRE(blocked);
   CHECK(scraped_value(blocked_text, "opctl_waits_held") == "1");
   CHECK(scraped_value(blocked_text, "opctl_collector_last_error{query=\"waits\"}") == "0");
+}
+
+// A CA and a server certificate for "localhost", valid around now.
+struct LoopbackTls {
+  kinds::cluster::KeyPair ca;
+  TlsMaterial material;
+};
+
+LoopbackTls loopback_tls(const kinds::cluster::KeyPair* existing_ca = nullptr) {
+  using namespace kinds::cluster;
+  auto now = std::chrono::system_clock::now();
+  CertificateRequest request{"loopback CA", {}, CertificateUsage::ca, now - 5min, now + 24h};
+  LoopbackTls out;
+  out.ca = existing_ca ? *existing_ca : make_certificate_authority(request);
+  request.common_name = "localhost";
+  request.dns_names = {"localhost"};
+  request.usage = CertificateUsage::server;
+  KeyPair server = issue_certificate(out.ca, request);
+  out.material = {server.certificate, server.key, out.ca.certificate};
+  return out;
+}
+
+// The serial of the certificate the server at `port` presents, as `openssl s_client` sees it.
+std::string served_serial(int port) {
+  auto result = process::run_process(
+      {"sh", "-c",
+       fmt::format("openssl s_client -starttls postgres -connect 127.0.0.1:{} </dev/null 2>/dev/null | "
+                   "openssl x509 -noout -serial",
+                   port)},
+      {});
+  std::string out = result.out;
+  while (!out.empty() && out.back() == '\n')
+    out.pop_back();
+  return out.rfind("serial=", 0) == 0 ? out.substr(7) : "";
+}
+
+TEST_CASE("TLS: taken on by a reload, replicas verify the primary, plain TCP refused, certificates rotated") {
+  Loopback loopback;
+  const auto [port_a, port_b] = free_ports();
+  auto [a, b] = primary_and_replica(loopback, port_a, port_b);
+  a.identity.primary_host = "localhost";
+  b.identity.primary_host = "localhost";
+  a.restart_manager();
+  b.restart_manager();
+  step_until({&a, &b}, [&] { return a.ready() && b.ready(); });
+  CHECK(superuser_sql(a, "SHOW ssl") == "off");
+  std::string started = superuser_sql(a, "SELECT pg_postmaster_start_time()");
+
+  // The Secret appears (a Cluster from before TLS): both serve it after a reload, not a restart.
+  LoopbackTls tls = loopback_tls();
+  a.environment.inputs.tls = tls.material;
+  b.environment.inputs.tls = tls.material;
+  step_until({&a, &b},
+             [&] { return superuser_sql(a, "SHOW ssl") == "on" && superuser_sql(b, "SHOW ssl") == "on"; });
+  CHECK(superuser_sql(a, "SELECT pg_postmaster_start_time()") == started);
+  CHECK((fs::status(fs::path(tls_key_path(a.identity))).permissions() & fs::perms::group_all) ==
+        fs::perms::none);
+  std::string ca_file = (loopback.root() / "ca.crt").string();
+  std::ofstream(ca_file) << tls.ca.certificate;
+  auto verified =
+      sql_as(port_a, "app", "app-password-1", "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+             fmt::format("host=localhost sslmode=verify-full sslrootcert={}", ca_file));
+  INFO(verified.err);
+  CHECK(verified.exit_code == 0);
+  CHECK(verified.out == "t\n");
+
+  // A replica that starts again verifies the primary: verify-full against the CA, over TLS.
+  b.restart_manager();
+  step_until({&a, &b}, [&] { return a.ready() && b.ready() && b.report().streaming; });
+  CHECK(superuser_sql(b, "SHOW primary_conninfo").find("sslmode=verify-full") != std::string::npos);
+  CHECK(superuser_sql(a, "SELECT s.ssl FROM pg_stat_replication r JOIN pg_stat_ssl s USING (pid)") == "t");
+
+  // requireSSL: a plain TCP connection is refused, TLS still works, replication still streams.
+  a.environment.inputs.configuration.require_ssl = true;
+  b.environment.inputs.configuration.require_ssl = true;
+  step_until({&a, &b}, [&] {
+    return sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=disable").exit_code != 0;
+  });
+  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=disable").err.find("no encryption") !=
+        std::string::npos);
+  CHECK(sql_as(port_a, "app", "app-password-1", "SELECT 1", "sslmode=require").exit_code == 0);
+
+  // A renewed certificate from the same CA: served after a reload, the primary never restarts.
+  std::string first_serial = served_serial(port_a);
+  CHECK(first_serial == kinds::cluster::read_certificate(tls.material.certificate)->serial);
+  LoopbackTls renewed = loopback_tls(&tls.ca);
+  a.environment.inputs.tls = renewed.material;
+  b.environment.inputs.tls = renewed.material;
+  std::string renewed_serial = kinds::cluster::read_certificate(renewed.material.certificate)->serial;
+  step_until({&a, &b}, [&] {
+    return served_serial(port_a) == renewed_serial && served_serial(port_b) == renewed_serial;
+  });
+  CHECK(superuser_sql(a, "SELECT pg_postmaster_start_time()") == started);
+  CHECK(a.report().role == "primary");
+  step_until({&a, &b}, [&] { return b.report().streaming; });
+
+  // A key that does not fit is reported and not served: the last good certificate stays.
+  TlsMaterial broken = renewed.material;
+  broken.key = tls.material.key;
+  a.environment.inputs.tls = broken;
+  step_until({&a}, [&] { return a.report().error.find("not the key") != std::string::npos; });
+  CHECK(a.report().error.find("BEGIN") == std::string::npos);
+  CHECK(served_serial(port_a) == renewed_serial);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "diff/owned_values.hpp"
 #include "kinds/cluster/backup_contract.hpp"
+#include "kinds/cluster/cluster_certificates.hpp"
 #include "kinds/cluster/cluster_monitoring.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_view.hpp"
@@ -227,9 +228,14 @@ std::vector<Json> build_instance_rbac(const ClusterSpec& spec, const std::string
   // Pod (its report and its role label): the manager lists the Cluster's
   // Pods (its peers, their addresses), patches its own Pod, reads the Cluster
   // and the Secrets, and reads and writes the primary Lease. It polls and
-  // never watches, so no `watch`. The primary also reads the Secrets that
-  // spec.managed.roles take passwords from: those, by name, and no other.
-  Json secrets = {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name)};
+  // never watches, so no `watch`.
+  // Its TLS material: the server certificate and key, and the CA's certificate (never the CA's key).
+  TlsSecretNames tls = tls_secret_names(spec.name, spec.certificates);
+  Json secrets = {app_secret(spec.name), superuser_secret(spec.name), replication_secret(spec.name),
+                  tls.server};
+  if (tls.ca != tls.server) secrets.push_back(tls.ca);
+  // The primary also reads the Secrets that spec.managed.roles take passwords from: those, by name, and no
+  // other.
   for (const auto& name : password_secrets(spec.managed))
     secrets.push_back(name);
   Json rules = Json::array(

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace opctl::kinds::cluster {
@@ -38,6 +39,17 @@ std::string superuser_secret(const std::string& cluster) {
 }
 std::string replication_secret(const std::string& cluster) {
   return cluster + "-replication";
+}
+std::string ca_secret(const std::string& cluster) {
+  return cluster + "-ca";
+}
+std::string server_secret(const std::string& cluster) {
+  return cluster + "-server";
+}
+std::string client_secret(const std::string& cluster, const std::string& user) {
+  std::string name = cluster + "-client-" + user;
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
 }
 std::string restore_job(const std::string& cluster, int serial) {
   return fmt::format("{}-{}-restore", cluster, serial);

@@ -86,6 +86,12 @@ std::string r_service(const std::string& cluster);
 std::string app_secret(const std::string& cluster);
 std::string superuser_secret(const std::string& cluster);
 std::string replication_secret(const std::string& cluster);
+// TLS (cluster_certificates.hpp): the CA opctl generates (ca.crt, ca.key), the server
+// certificate the instances serve (tls.crt, tls.key, ca.crt), and a client certificate per
+// user of spec.certificates.clientCertificates ('_' in the user name becomes '-').
+std::string ca_secret(const std::string& cluster);
+std::string server_secret(const std::string& cluster);
+std::string client_secret(const std::string& cluster, const std::string& user);
 std::string restore_job(const std::string& cluster, int serial);
 std::string major_upgrade_job(const std::string& cluster, int to_major);
 std::string final_backup_job(const std::string& cluster);

@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
-#include "kinds/cluster/certificate_summary.hpp"
 #include "kinds/cluster/cluster_annotations.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/cluster_view.hpp"
 #include "kinds/cluster/lsn.hpp"
+#include "kinds/cluster/tls_certificates.hpp"
 #include "model/base64.hpp"
 
 namespace opctl::kinds::cluster {
@@ -139,30 +140,41 @@ Json overview_backups(const std::vector<Json>& backups, const std::string& clust
   return out;
 }
 
+// Each distinct certificate once: the CA's copies in ca.crt keys of other
+// Secrets are the same certificate, named by the Secret seen first (in name
+// order) unless one is the CA's own Secret.
 Json overview_certificates(const ClusterView& view, TimePoint now) {
   Json out = Json::array();
+  std::map<std::string, std::size_t> seen;  // PEM -> its entry
   for (const auto& [name, secret] : view.secrets) {
     const Json& data = overview_object(*secret, "data");
     for (const char* key : k_overview_certificate_keys) {
       std::string encoded = overview_text(data, key);
       if (encoded.empty()) continue;
-      Json entry = {{"secret", name}, {"key", key}};
       auto pem = model::base64_decode(encoded);
-      ParsedCertificates parsed = pem ? summarize_certificates(*pem) : ParsedCertificates{{}, "not base64"};
-      put_overview_text(entry, "problem", parsed.problem);
-      if (!parsed.certificates.empty()) {
-        // The first certificate of a bundle is the one the key belongs to (or the CA itself).
-        const CertificateSummary& first = parsed.certificates.front();
-        entry["subject"] = first.subject;
-        entry["issuer"] = first.issuer;
-        entry["isCA"] = first.is_ca;
-        if (!first.dns_names.empty()) entry["dnsNames"] = first.dns_names;
-        entry["notBefore"] = format_time(first.not_before);
-        entry["notAfter"] = format_time(first.not_after);
-        auto left = std::chrono::duration_cast<std::chrono::hours>(first.not_after - now);
-        entry["expiresInDays"] = static_cast<long>(left.count() / 24);
-        entry["expired"] = first.not_after <= now;
+      if (pem) {
+        if (auto found = seen.find(*pem); found != seen.end()) {
+          if (name.ends_with("-ca")) out[found->second]["secret"] = name;
+          continue;
+        }
+        seen[*pem] = out.size();
       }
+      Json entry = {{"secret", name}, {"key", key}};
+      std::optional<CertificateInfo> info = pem ? read_certificate(*pem) : std::nullopt;
+      if (!info) {
+        entry["problem"] = pem ? "no PEM certificate in it" : "not base64";
+        out.push_back(std::move(entry));
+        continue;
+      }
+      entry["commonName"] = info->common_name;
+      entry["serial"] = info->serial;
+      entry["isCA"] = info->is_ca;
+      if (!info->dns_names.empty()) entry["dnsNames"] = info->dns_names;
+      entry["notBefore"] = format_time(info->not_before);
+      entry["notAfter"] = format_time(info->not_after);
+      auto left = std::chrono::duration_cast<std::chrono::hours>(info->not_after - now);
+      entry["expiresInDays"] = static_cast<long>(left.count() / 24);
+      entry["expired"] = info->not_after <= now;
       out.push_back(std::move(entry));
     }
   }

@@ -44,6 +44,7 @@ ReconcileResult ClusterPass::run() {
   if (observed_.finalizing) {
     finalize();
   } else {
+    issue_certificates();
     reconcile_running();
     report_image_pulls();
     record_configuration();
@@ -78,7 +79,35 @@ ReconcileResult ClusterPass::run() {
   return result;
 }
 
+void ClusterPass::issue_certificates() {
+  auto find_secret = [&](const std::string& name) -> const Json* {
+    auto found = view_.secrets.find(name);
+    return found == view_.secrets.end() ? nullptr : found->second;
+  };
+  auto related_secret = [&](const std::string& name) -> const Json* {
+    for (const auto& object : observed_.related)
+      if (object.value("kind", "") == "Secret" && object["metadata"].value("name", "") == name)
+        return &object;
+    return nullptr;
+  };
+  TlsObserved observed;
+  observed.ca = find_secret(ca_secret(spec_.name));
+  observed.server = find_secret(server_secret(spec_.name));
+  for (const auto& user : spec_.certificates.client_certificates)
+    if (const Json* live = find_secret(client_secret(spec_.name, user)))
+      observed.clients[client_secret(spec_.name, user)] = live;
+  if (!spec_.certificates.server_tls_secret.empty()) {
+    observed.user_server = related_secret(spec_.certificates.server_tls_secret);
+    observed.user_ca = related_secret(spec_.certificates.server_ca_secret);
+  }
+  observed.renew_request = annotation_of(observed_.parent, k_renew_certificates_annotation);
+  observed.now = now_;
+  tls_ = tls_secrets(spec_, observed);
+  plan_.events.insert(plan_.events.end(), tls_.events.begin(), tls_.events.end());
+}
+
 void ClusterPass::reconcile_running() {
+  if (!tls_.problem.empty()) degrade(tls_.problem_reason, tls_.problem);
   plan_.finalizers = {k_final_backup_finalizer};
   if (BackupProblem problem; !spec_.wal_archive_backup.empty() && !wal_archive(problem))
     degrade(problem.reason, problem.message + "; the instances run without WAL archiving until it exists");
@@ -181,10 +210,19 @@ std::vector<Json> ClusterPass::children() const {
     auto found = view_.secrets.find(name);
     return found == view_.secrets.end() ? nullptr : found->second;
   };
-  out.push_back(app_secret_object(spec_, live_secret(app_secret(spec_.name)), context_.random));
-  out.push_back(superuser_secret_object(spec_, live_secret(superuser_secret(spec_.name)), context_.random));
+  const std::string& ca = tls_.ca_certificate;
+  out.push_back(app_secret_object(spec_, live_secret(app_secret(spec_.name)), context_.random, ca));
   out.push_back(
-      replication_secret_object(spec_, live_secret(replication_secret(spec_.name)), context_.random));
+      superuser_secret_object(spec_, live_secret(superuser_secret(spec_.name)), context_.random, ca));
+  out.push_back(
+      replication_secret_object(spec_, live_secret(replication_secret(spec_.name)), context_.random, ca));
+  // While the Cluster is deleted no certificate is issued: the TLS Secrets stay as they are.
+  if (observed_.finalizing)
+    for (const auto& [name, live] : view_.secrets)
+      if (name != app_secret(spec_.name) && name != superuser_secret(spec_.name) &&
+          name != replication_secret(spec_.name))
+        out.push_back(carry_over_secret(spec_, *live));
+  out.insert(out.end(), tls_.secrets.begin(), tls_.secrets.end());
   for (auto& service : build_services(spec_))
     out.push_back(std::move(service));
   for (auto& budget : build_disruption_budgets(spec_))

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kinds/cluster/cluster_annotations.hpp"
+#include "kinds/cluster/cluster_certificates.hpp"
 #include "kinds/cluster/cluster_children.hpp"
 #include "kinds/cluster/cluster_spec.hpp"
 #include "kinds/cluster/cluster_status.hpp"
@@ -101,6 +102,8 @@ class ClusterPass {
   void record_managed();
   // Instances whose image cannot be pulled: the phase reason says how to make it exist (image_pulls.cpp).
   void report_image_pulls();
+  // The CA, server and client certificates: kept, issued or renewed (cluster_certificates.hpp).
+  void issue_certificates();
 
   // Primary changes.
   void adopt_primary_if_unknown();
@@ -147,6 +150,7 @@ class ClusterPass {
   model::Json instance_states() const;
 
   FencedInstances fenced_;    // the readable value of opctl.io/fenced-instances
+  TlsSecrets tls_;            // this pass's TLS Secrets (issue_certificates)
   bool hibernation_ = false;  // opctl.io/hibernation: "on"
 
   const ClusterSpec& spec_;

@@ -113,6 +113,9 @@ class ClusterReconciler : public KindReconciler {
     for (const auto& reference : spec.monitoring.custom_queries)
       if (config_maps.insert(reference.name).second)
         refs.push_back({{"", "v1", "ConfigMap"}, spec.namespace_name, reference.name});
+    // A user-given server certificate and its CA: checked by the pass, served by the instances.
+    for (const auto& name : {spec.certificates.server_tls_secret, spec.certificates.server_ca_secret})
+      if (!name.empty()) refs.push_back({{"", "v1", "Secret"}, spec.namespace_name, name});
     return refs;
   }
 

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "kinds/cluster/cluster_annotations.hpp"
+#include "kinds/cluster/cluster_certificates.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 
 namespace opctl::kinds::cluster {
@@ -168,6 +169,7 @@ Schema cluster_spec_schema() {
       .field("postgresql", postgresql_schema())
       .field("enableSuperuserAccess", superuser_access_schema())
       .field("managed", managed_schema())
+      .field("certificates", certificates_schema())
       .field("affinity", affinity_schema())
       .field("topologySpreadConstraints", topology_spread_schema())
       .field("priorityClassName",
@@ -343,6 +345,8 @@ std::vector<schema::Issue> check_cluster(const Json& resource) {
   for (auto& issue :
        managed_issues(spec, string_at(initdb, "owner", "app"), string_at(initdb, "database", "app")))
     issues.push_back(std::move(issue));
+  for (auto& issue : certificates_issues(spec))
+    issues.push_back(std::move(issue));
   if (issues.empty() && spec.is_object()) {
     long long instances = integer_at(spec, "instances", 1);
     long long min_sync = integer_at(spec, "minSyncReplicas", 0);
@@ -416,6 +420,7 @@ ClusterSpec parse_cluster_spec(const Json& resource, const std::string& default_
   spec.postgresql = postgres_configuration(body);
   spec.managed = managed_objects(body);
   spec.monitoring = monitoring_spec(body);
+  spec.certificates = certificates_spec(body);
   return spec;
 }
 

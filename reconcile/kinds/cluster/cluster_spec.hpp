@@ -42,6 +42,14 @@ struct StorageSpec {
   bool retain_on_scale_down = false;
 };
 
+// spec.certificates (cluster_certificates.hpp).
+struct CertificatesSpec {
+  std::string server_tls_secret;  // the user's kubernetes.io/tls Secret; empty: opctl issues <cluster>-server
+  std::string server_ca_secret;   // the user's Secret with ca.crt (with server_tls_secret)
+  std::vector<std::string> server_alt_dns_names;
+  std::vector<std::string> client_certificates;  // users opctl issues a client certificate for
+};
+
 struct ClusterSpec {
   std::string name;
   std::string namespace_name;
@@ -74,6 +82,7 @@ struct ClusterSpec {
   PostgresConfiguration postgresql;  // spec.postgresql, spec.enableSuperuserAccess
   ManagedObjects managed;            // spec.managed: roles and databases
   MonitoringSpec monitoring;         // spec.monitoring
+  CertificatesSpec certificates;     // spec.certificates
 };
 
 schema::Schema cluster_spec_schema();

@@ -33,7 +33,7 @@ constexpr const char* k_sync = "opctl sets it from spec.minSyncReplicas and spec
 constexpr const char* k_files =
     "opctl writes these files itself (use spec.postgresql.pg_hba for access rules)";
 constexpr const char* k_safety = "opctl relies on PostgreSQL's default (crash safety, pg_rewind)";
-constexpr const char* k_tls = "opctl does not manage server certificates yet";
+constexpr const char* k_tls = "opctl sets it from spec.certificates (opctl-cluster-kind(5), TLS)";
 constexpr Refusal k_refused[] = {
     {"include", k_files},
     {"include_if_exists", k_files},
@@ -173,6 +173,8 @@ PostgresConfiguration postgres_configuration(const Json& spec) {
   if (postgresql.contains("pg_hba") && postgresql["pg_hba"].is_array())
     for (const auto& line : postgresql["pg_hba"])
       if (line.is_string()) out.pg_hba.push_back(line.get<std::string>());
+  if (postgresql.contains("requireSSL") && postgresql["requireSSL"].is_boolean())
+    out.require_ssl = postgresql["requireSSL"].get<bool>();
   return out;
 }
 
@@ -180,6 +182,8 @@ std::string configuration_hash(const PostgresConfiguration& configuration) {
   Json inputs = {{"parameters", configuration.parameters},
                  {"pg_hba", configuration.pg_hba},
                  {"superuserAccess", configuration.superuser_access}};
+  // Only when set: Clusters without it keep the hash they had, and nothing waits for a reload.
+  if (configuration.require_ssl) inputs["requireSSL"] = true;
   return model::sha256_hex(inputs.dump()).substr(0, 16);
 }
 
@@ -195,7 +199,13 @@ Schema postgresql_schema() {
                         "sets itself are refused"))
       .field("pg_hba", Schema::array(Schema::string())
                            .describe("pg_hba.conf rules, in order, before opctl's default rule (password, "
-                                     "scram-sha-256, for everyone else)"));
+                                     "scram-sha-256, for everyone else)"))
+      .field("requireSSL",
+             Schema::boolean()
+                 .describe("refuse every TCP connection that does not use TLS (a hostnossl reject rule "
+                           "before all others, opctl's and spec.postgresql.pg_hba's); false: TLS is offered, "
+                           "plain connections are still accepted")
+                 .default_value(false));
 }
 
 Schema superuser_access_schema() {

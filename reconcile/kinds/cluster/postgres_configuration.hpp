@@ -21,6 +21,8 @@ struct PostgresConfiguration {
   // spec.enableSuperuserAccess: false rejects the superuser over the network
   // except from the Cluster's own instances (opctl-cluster-kind(5)).
   bool superuser_access = true;
+  // spec.postgresql.requireSSL: TCP connections without TLS are refused (hostnossl ... reject).
+  bool require_ssl = false;
 
   bool operator==(const PostgresConfiguration&) const = default;
 };

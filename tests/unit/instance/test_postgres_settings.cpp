@@ -144,3 +144,42 @@ TEST_CASE("pg_hba.conf: opctl's plumbing first, then the user's rules, then scra
   CHECK(hba.find("host all postgres fd00::5/128 scram-sha-256") != std::string::npos);
   CHECK(hba.find("host all postgres all reject") < hba.find("host all app 10.1.0.0/16 reject"));
 }
+
+TEST_CASE("with TLS, postgresql.conf serves the run directory's certificate and replicas verify the primary",
+          "[instance][tls]") {
+  // Given TLS material, ssl should be on in the (reloadable) file, never settable by the user, and a
+  // standby's primary_conninfo should ask for verify-full against the CA file.
+  InstanceIdentity identity;
+  identity.name = "db-2";
+  identity.pgdata = "/data/pgdata";
+  identity.run_dir = "/run/opctl";
+  identity.primary_host = "db-rw";
+  std::string conf = postgresql_conf(identity, {{"ssl", "off"}, {"ssl_key_file", "/tmp/k"}}, true);
+  CHECK(conf.find("ssl = on\n") != std::string::npos);
+  CHECK(conf.find("ssl_cert_file = '/run/opctl/tls/server.crt'") != std::string::npos);
+  CHECK(conf.find("ssl_key_file = '/run/opctl/tls/server.key'") != std::string::npos);
+  CHECK(conf.find("ssl_ca_file = '/run/opctl/tls/ca.crt'") != std::string::npos);
+  CHECK(conf.find("'off'") == std::string::npos);
+  CHECK(conf.find("/tmp/k") == std::string::npos);
+  CHECK(postgresql_conf(identity, {}, false).find("ssl") == std::string::npos);
+
+  auto standby = postgres_command(identity, true, tls_ca_path(identity));
+  auto conninfo = std::find_if(standby.begin(), standby.end(),
+                               [](const std::string& arg) { return arg.rfind("primary_conninfo=", 0) == 0; });
+  REQUIRE(conninfo != standby.end());
+  CHECK(conninfo->find("sslmode=verify-full sslrootcert=/run/opctl/tls/ca.crt") != std::string::npos);
+  CHECK(primary_conninfo(identity, k_replication_user, "replication").find("sslmode=prefer") !=
+        std::string::npos);
+}
+
+TEST_CASE("requireSSL rejects every TCP connection without TLS before any other rule", "[instance][tls]") {
+  HbaOptions options;
+  options.user_rules = {"host all app all trust"};
+  CHECK(hba_rules(true, options).find("hostnossl") == std::string::npos);
+  options.require_ssl = true;
+  std::string hba = hba_rules(true, options);
+  REQUIRE(hba.find("hostnossl all all all reject") != std::string::npos);
+  CHECK(hba.find("local all all trust") < hba.find("hostnossl all all all reject"));
+  CHECK(hba.find("hostnossl all all all reject") < hba.find("host replication"));
+  CHECK(hba.find("hostnossl all all all reject") < hba.find("host all app all trust"));
+}

@@ -23,7 +23,8 @@ TEST_CASE("the first pass creates instance 1 as the primary, the Services, the S
   CHECK(world.names("Pod") == std::vector<std::string>{"db-1"});
   CHECK(world.names("PersistentVolumeClaim") == std::vector<std::string>{"db-1"});
   CHECK(world.names("Service") == std::vector<std::string>{"db-r", "db-ro", "db-rw"});
-  CHECK(world.names("Secret") == std::vector<std::string>{"db-app", "db-replication", "db-superuser"});
+  CHECK(world.names("Secret") ==
+        std::vector<std::string>{"db-app", "db-ca", "db-replication", "db-server", "db-superuser"});
   // One identity per instance: each may patch its own Pod only.
   CHECK(world.names("ServiceAccount") == std::vector<std::string>{"db-1"});
   CHECK(world.names("Role") == std::vector<std::string>{"db-1"});
@@ -91,9 +92,11 @@ TEST_CASE("the Secrets carry the keys applications expect, with the -rw Service'
   CHECK(decoded(app, "host") == "db-rw.shop.svc");
   CHECK(decoded(app, "port") == "5432");
   CHECK(decoded(app, "dbname") == "app");
-  CHECK(decoded(app, "uri") == "postgresql://app:" + password + "@db-rw.shop.svc:5432/app");
+  CHECK(decoded(app, "uri") ==
+        "postgresql://app:" + password + "@db-rw.shop.svc:5432/app?sslmode=verify-full");
   CHECK(decoded(app, "jdbc-uri") ==
-        "jdbc:postgresql://db-rw.shop.svc:5432/app?password=" + password + "&user=app");
+        "jdbc:postgresql://db-rw.shop.svc:5432/app?password=" + password + "&user=app&sslmode=verify-full");
+  CHECK(decoded(app, "ca.crt") == decoded(world.child("Secret", "db-ca"), "ca.crt"));
   CHECK(decoded(app, "pgpass") == "db-rw.shop.svc:5432:app:app:" + password + "\n");
   CHECK_FALSE(app.contains("stringData"));
 

@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include "kinds/cluster/certificate_summary.hpp"
 #include "kinds/cluster/cluster_overview.hpp"
 #include "kinds/cluster/support_bundle.hpp"
 #include "model/base64.hpp"
@@ -158,7 +157,7 @@ TEST_CASE("the overview of a Cluster: instances with lag, the Lease, replication
   REQUIRE(overview["certificates"].size() == 1);
   const Json& certificate = overview["certificates"][0];
   CHECK(certificate["secret"] == "db-server");
-  CHECK(certificate["subject"] == "CN=db-rw");
+  CHECK(certificate["commonName"] == "db-rw");
   CHECK(certificate["isCA"] == true);
   CHECK(certificate["dnsNames"] == Json::array({"db-rw", "db-rw.shop.svc"}));
   CHECK(certificate["notAfter"] == "2126-11-11T08:35:41Z");
@@ -181,15 +180,26 @@ TEST_CASE("the overview of a Cluster without status, Pods or Lease says so inste
   CHECK(overview["instances"][0]["pod"] == "none");
 }
 
-TEST_CASE("certificate summaries: a bundle, and text that is no certificate", "[cluster][overview]") {
-  auto parsed = overview_kinds::summarize_certificates(k_overview_pem + k_overview_pem);
-  CHECK(parsed.problem.empty());
-  CHECK(parsed.certificates.size() == 2);
-  CHECK(overview_kinds::summarize_certificates("hello").problem == "no PEM certificate in it");
-  auto broken = overview_kinds::summarize_certificates(
-      "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
-  CHECK(broken.certificates.empty());
-  CHECK_FALSE(broken.problem.empty());
+TEST_CASE("the overview shows a certificate once, under the CA's Secret, and one it cannot read",
+          "[cluster][overview]") {
+  OverviewFixture fixture;
+  for (const char* name : {"db-ca", "db-app-copy"})
+    fixture.children.push_back({{"apiVersion", "v1"},
+                                {"kind", "Secret"},
+                                {"metadata", {{"name", name}}},
+                                {"data", {{"ca.crt", opctl::model::base64_encode(k_overview_pem)}}}});
+  fixture.children.push_back({{"apiVersion", "v1"},
+                              {"kind", "Secret"},
+                              {"metadata", {{"name", "db-broken"}}},
+                              {"data", {{"tls.crt", opctl::model::base64_encode("hello")}}}});
+  Json certificates = fixture.overview()["certificates"];
+  REQUIRE(certificates.size() == 2);
+  // In name order: db-app-copy's ca.crt first (then named after db-ca, the same certificate), db-broken;
+  // db-server's tls.crt is that self-signed certificate again.
+  CHECK(certificates[0]["secret"] == "db-ca");
+  CHECK(certificates[0]["commonName"] == "db-rw");
+  CHECK(certificates[1]["secret"] == "db-broken");
+  CHECK(certificates[1]["problem"] == "no PEM certificate in it");
 }
 
 TEST_CASE("a support bundle holds no Secret value, in objects, events or logs", "[cluster][report]") {

@@ -37,7 +37,8 @@ TEST_CASE("deleting a Cluster stops the instances, backs up the primary, then dr
   auto result = world.pass();
   CHECK(world.names("Pod").empty());
   CHECK(world.names("PersistentVolumeClaim") == Names{"db-1", "db-2", "db-3"});
-  CHECK(world.names("Secret") == Names{"db-app", "db-replication", "db-superuser"});
+  // The TLS Secrets stay as they are: nothing is issued while the Cluster is deleted.
+  CHECK(world.names("Secret") == Names{"db-app", "db-ca", "db-replication", "db-server", "db-superuser"});
   CHECK(result.finalizers == Finalizers{"opctl.io/final-backup"});
   CHECK(world.phase() == "FinalBackup");
 

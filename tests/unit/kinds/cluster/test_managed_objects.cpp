@@ -129,7 +129,7 @@ TEST_CASE("the instances may read the password Secrets the roles name, and no ot
   Json secrets;
   for (const auto& rule : role["rules"])
     if (rule["resources"] == Json::array({"secrets"})) secrets = rule["resourceNames"];
-  CHECK(secrets == Json::array({"db-app", "db-superuser", "db-replication", "alice-password"}));
+  CHECK(secrets == Json::array({"db-app", "db-superuser", "db-replication", "db-server", "alice-password"}));
 }
 
 TEST_CASE("the managed hash follows the declaration, not how it is spelled", "[cluster][managed]") {
