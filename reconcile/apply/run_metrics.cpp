@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "model/metric_text.hpp"
+
 namespace opctl::apply {
 namespace {
 
@@ -19,9 +21,9 @@ class Family {
   }
 
   void sample(double value, const Labels& labels = {}) {
-    std::string text = fmt::format("set=\"{}\"", escape_label_value(set_));
+    std::string text = fmt::format("set=\"{}\"", model::escape_metric_label(set_));
     for (const auto& [name, label] : labels)
-      text += fmt::format(",{}=\"{}\"", name, escape_label_value(label));
+      text += fmt::format(",{}=\"{}\"", name, model::escape_metric_label(label));
     out_ += fmt::format("{}{{{}}} {}\n", name_, text, value);
   }
 
@@ -139,22 +141,6 @@ PassCounts PassCounts::of(const PassReport& report) {
   for (const auto& outcome : report.outcomes)
     ++counts.objects[real_action(outcome.action)];
   return counts;
-}
-
-std::string escape_label_value(const std::string& value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
 }
 
 std::string render_metrics(const RunMetrics& run) {

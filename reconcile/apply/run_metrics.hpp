@@ -67,7 +67,4 @@ inline constexpr std::array<std::string_view, 8> k_run_results = {
 // The metrics of `run`, each with # HELP and # TYPE, every sample labelled with the set.
 std::string render_metrics(const RunMetrics& run);
 
-// A label value as the exposition format quotes it: backslash, double quote and newline escaped.
-std::string escape_label_value(const std::string& value);
-
 }  // namespace opctl::apply

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "model/metric_text.hpp"
+
 namespace opctl::instance {
 namespace {
 
@@ -47,21 +49,6 @@ bool valid_label_name(const std::string& name) {
   return valid_name(name, false) && !name.starts_with("__");
 }
 
-std::string escape_metric_label(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
-
 std::string format_metric_value(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
@@ -90,7 +77,7 @@ std::string MetricFamilies::add(const std::string& name, const MetricLabels& lab
     for (const auto& [other, unused] : labels)
       if (&other != &label && other == label) return fmt::format("label {} appears twice", label);
     if (!rendered.empty()) rendered += ',';
-    rendered += fmt::format("{}=\"{}\"", label, escape_metric_label(label_value));
+    rendered += fmt::format("{}=\"{}\"", label, model::escape_metric_label(label_value));
   }
   Family& family = families_[found->second];
   if (family.series.contains(rendered))

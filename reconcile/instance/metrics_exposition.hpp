@@ -52,8 +52,6 @@ class MetricFamilies {
 bool valid_metric_name(const std::string& name);
 // [a-zA-Z_][a-zA-Z0-9_]*, not starting with "__" (reserved by Prometheus)
 bool valid_label_name(const std::string& name);
-// Backslash, double quote and newline escaped, as a label value is quoted.
-std::string escape_metric_label(const std::string& value);
 // A sample value: integers without an exponent, NaN, +Inf, -Inf.
 std::string format_metric_value(double value);
 

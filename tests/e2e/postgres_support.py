@@ -53,17 +53,21 @@ def prepare_node_suite(cluster):
 
 
 @contextlib.contextmanager
-def suite_namespace(cluster, tmp_path_factory, prefix, name="db"):
+def suite_namespace(cluster, tmp_path_factory, prefix, name="db", only_latest_files=False):
     """What a data-plane suite's module fixture starts from: the node prepared, a namespace of its own, and a
     PgCluster (not yet written) whose manifests go to a directory of its own and whose passes use a set (and Lease)
-    named after the namespace, so other suites may run meanwhile. The namespace goes afterwards; the Cluster's
-    final-backup finalizer is taken off, since no pass runs after the suite to do it."""
+    named after the namespace, so other suites may run meanwhile. With only_latest_files, each write replaces the
+    directory's manifests (a file left out is pruned). The namespace goes afterwards; the Cluster's final-backup
+    finalizer is taken off, since no pass runs after the suite to do it."""
     prepare_node_suite(cluster)
     namespace = f"e2e-{prefix}-{os.getpid()}"
     cluster.kubectl("create", "namespace", namespace)
     root = tmp_path_factory.mktemp(prefix)
 
     def manifests(files):
+        if only_latest_files:
+            for path in root.glob("*.yaml"):
+                path.unlink()
         for file_name, text in files.items():
             (root / file_name).write_text(text)
         return root

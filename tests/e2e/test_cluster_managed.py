@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from postgres_support import IMAGE, PgCluster, cluster_yaml, node_psql, prepare_node_suite
+from postgres_support import IMAGE, cluster_yaml, node_psql, suite_namespace
 
 ROLE_PASSWORDS = ["first-password-for-alice", "second-password-for-alice"]
 
@@ -71,29 +71,11 @@ class Managed:
 
 @pytest.fixture(scope="module")
 def managed(cluster, tmp_path_factory):
-    prepare_node_suite(cluster)
-    namespace = f"e2e-managed-{os.getpid()}"
-    cluster.kubectl("create", "namespace", namespace)
-    root = tmp_path_factory.mktemp("managed")
-
-    def manifests(files):
-        for path in root.glob("*.yaml"):
-            path.unlink()
-        for name, text in files.items():
-            (root / name).write_text(text)
-        return root
-
-    try:
-        state = Managed(PgCluster(cluster, namespace, manifests))
-        state.db.reconcile_args = ["--name", namespace]  # a Lease of its own: other suites may run meanwhile
+    with suite_namespace(cluster, tmp_path_factory, "managed", only_latest_files=True) as db:
+        state = Managed(db)
         state.write()
         state.db.settle(timeout=180)
         yield state
-    finally:
-        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-        # No pass runs after this one to take the final-backup finalizer off: the namespace would stay Terminating.
-        cluster.kubectl("patch", "clusters.opctl.io", "db", "-n", namespace, "--type=merge",
-                        "-p", '{"metadata":{"finalizers":null}}', check=False)
 
 
 def test_roles_and_a_database_are_created_as_declared(managed):

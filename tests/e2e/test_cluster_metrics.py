@@ -9,14 +9,13 @@ queries, the probes on the Pods (read back with kubectl, and the kubelet's recor
 and that an instance whose PostgreSQL is stopped (fenced) still answers, with opctl_collector_up 0.
 """
 import collections
-import os
 import subprocess
 import time
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from postgres_support import IMAGE, NODE_NETNS, PgCluster, prepare_node_suite
+from postgres_support import IMAGE, NODE_NETNS, suite_namespace
 
 QUERIES_CONFIGMAP = "e2e-queries"
 QUERIES = """\
@@ -59,32 +58,15 @@ FETCH = ("import sys, urllib.request\n"
 
 @pytest.fixture(scope="module")
 def metrics_db(cluster, tmp_path_factory):
-    prepare_node_suite(cluster)
-    namespace = f"e2e-metrics-{os.getpid()}"
-    cluster.kubectl("create", "namespace", namespace)
-    root = tmp_path_factory.mktemp("metrics")
-
-    def manifests(files):
-        for name, text in files.items():
-            (root / name).write_text(text)
-        return root
-
-    try:
+    with suite_namespace(cluster, tmp_path_factory, "metrics") as db:
         # Created with kubectl, not by the pass: a ConfigMap the application's owners keep.
-        cluster.kubectl("create", "configmap", QUERIES_CONFIGMAP, "-n", namespace,
+        cluster.kubectl("create", "configmap", QUERIES_CONFIGMAP, "-n", db.namespace,
                         f"--from-literal=queries.yaml={QUERIES}")
-        db = PgCluster(cluster, namespace, manifests)
-        db.reconcile_args = ["--name", os.environ.get("OPCTL_E2E_SET_NAME", namespace)]
         db.write(instances=2, image=IMAGE, extra=SPEC_EXTRA)
         db.settle(timeout=240)
         db.app("CREATE TABLE orders (id serial PRIMARY KEY, status text NOT NULL)")
         db.app("INSERT INTO orders (status) VALUES ('new'), ('new'), ('paid \"in full\"')")
         yield db
-    finally:
-        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-        # No pass runs after this one to take the final-backup finalizer off: the namespace would stay Terminating.
-        cluster.kubectl("patch", "clusters.opctl.io", "db", "-n", namespace, "--type=merge",
-                        "-p", '{"metadata":{"finalizers":null}}', check=False)
 
 
 def scrape(db, pod_name, path="/metrics"):

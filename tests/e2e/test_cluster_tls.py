@@ -11,14 +11,13 @@ Pod, the server's own answer), the database with the host's psql inside the node
 not among the certificate's names, so verify-full checks the name with libpq's host= while hostaddr= reaches the
 Pod.
 """
-import base64
 import os
 import subprocess
 import time
 
 import pytest
 
-from postgres_support import IMAGE, NODE_NETNS, PgCluster, prepare_node_suite
+from postgres_support import IMAGE, NODE_NETNS, suite_namespace
 
 # The app user must present a client certificate for the postgres database (the cert method of pg_hba).
 SPEC = """  certificates:
@@ -78,27 +77,12 @@ class Tls:
 
 @pytest.fixture(scope="module")
 def tls(cluster, tmp_path_factory):
-    prepare_node_suite(cluster)
-    namespace = f"e2e-tls-{os.getpid()}"
-    cluster.kubectl("create", "namespace", namespace)
-    root = tmp_path_factory.mktemp("tls")
     files = tmp_path_factory.mktemp("tls-files")
-
-    def manifests(written):
-        for name, text in written.items():
-            (root / name).write_text(text)
-        return root
-
-    try:
-        state = Tls(PgCluster(cluster, namespace, manifests), files)
-        state.db.reconcile_args = ["--name", namespace]
+    with suite_namespace(cluster, tmp_path_factory, "tls") as db:
+        state = Tls(db, files)
         state.write()
         state.db.settle(timeout=240)
         yield state
-    finally:
-        cluster.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
-        cluster.kubectl("patch", "clusters.opctl.io", "db", "-n", namespace, "--type=merge",
-                        "-p", '{"metadata":{"finalizers":null}}', check=False)
 
 
 def test_psql_verify_full_with_the_clusters_ca_succeeds_on_every_instance(tls):

@@ -5,16 +5,17 @@
 #include <catch2/catch.hpp>
 
 #include "apply/run_metrics.hpp"
+#include "model/metric_text.hpp"
 
 using opctl::apply::Action;
 using opctl::apply::ClusterMetrics;
-using opctl::apply::escape_label_value;
 using opctl::apply::ObjectOutcome;
 using opctl::apply::PassCounts;
 using opctl::apply::PassReport;
 using opctl::apply::PassResult;
 using opctl::apply::render_metrics;
 using opctl::apply::RunMetrics;
+using opctl::model::escape_metric_label;
 
 namespace {
 
@@ -139,8 +140,8 @@ TEST_CASE("a Cluster's instances, primary, lag and last backup", "[run_metrics]"
 }
 
 TEST_CASE("label values are escaped as the exposition format says", "[run_metrics]") {
-  CHECK(escape_label_value(R"(a\b"c)"
-                           "\n") == R"(a\\b\"c\n)");
+  CHECK(escape_metric_label(R"(a\b"c)"
+                            "\n") == R"(a\\b\"c\n)");
   RunMetrics run = run_with(report_of({}));
   run.set = "odd\"set";
   CHECK(has_line(render_metrics(run), "opctl_run_success{set=\"odd\\\"set\"} 1"));

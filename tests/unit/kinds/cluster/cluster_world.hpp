@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "kinds/cluster/cluster_children.hpp"
 #include "kinds/cluster/cluster_reconciler.hpp"
+#include "kinds/cluster/cluster_spec.hpp"
 #include "kinds/kind_reconciler.hpp"
 #include "kinds/kind_time.hpp"
 #include "model/object.hpp"
@@ -40,6 +42,21 @@ inline Json cluster_resource(const std::string& name, Json spec) {
           {"kind", "Cluster"},
           {"metadata", {{"name", name}, {"namespace", "shop"}, {"uid", "uid-1"}, {"generation", 1}}},
           {"spec", std::move(spec)}};
+}
+
+// A Cluster "db" of 1Gi volumes with `fields` added to its spec: what a test of a few spec fields starts
+// from.
+inline Json small_cluster(const Json& fields) {
+  Json spec = {{"storage", {{"size", "1Gi"}}}};
+  spec.update(fields);
+  return cluster_resource("db", std::move(spec));
+}
+
+// The Pod a pass builds for that Cluster's first instance, as its primary.
+inline Json small_cluster_primary_pod(const Json& fields) {
+  using namespace opctl::kinds::cluster;
+  ClusterSpec spec = parse_cluster_spec(small_cluster(fields));
+  return build_pod(spec, pod_template(spec, spec.image_name), "db-1", "primary");
 }
 
 class World {

@@ -1,31 +1,20 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "cluster_world.hpp"
 #include "kinds/cluster/cluster_children.hpp"
 #include "kinds/cluster/cluster_spec.hpp"
 
+using cluster_test::small_cluster;
+using cluster_test::small_cluster_primary_pod;
 using namespace opctl::kinds::cluster;
 using opctl::model::Json;
 
 namespace {
 
-Json monitored_cluster(Json extra) {
-  Json spec = {{"storage", {{"size", "1Gi"}}}};
-  spec.update(extra);
-  return {{"apiVersion", "opctl.io/v1alpha1"},
-          {"kind", "Cluster"},
-          {"metadata", {{"name", "db"}, {"namespace", "shop"}}},
-          {"spec", spec}};
-}
-
-Json monitored_pod(const Json& extra) {
-  ClusterSpec spec = parse_cluster_spec(monitored_cluster(extra));
-  return build_pod(spec, pod_template(spec, spec.image_name), "db-1", "primary");
-}
-
 std::vector<std::string> monitoring_issues(const Json& extra) {
   std::vector<std::string> out;
-  for (const auto& issue : check_cluster(monitored_cluster(extra)))
+  for (const auto& issue : check_cluster(small_cluster(extra)))
     out.push_back(issue.field + ": " + issue.message);
   return out;
 }
@@ -46,7 +35,7 @@ TEST_CASE("every instance declares the exporter's port, named metrics, and has n
           "[cluster][monitoring]") {
   // Given a Cluster without monitoring or probe settings, its container should have the port and nothing else
   // new.
-  Json container = monitored_pod(Json::object())["spec"]["containers"][0];
+  Json container = small_cluster_primary_pod(Json::object())["spec"]["containers"][0];
   CHECK(has_element(container["ports"],
                     Json{{"name", "metrics"}, {"containerPort", 9187}, {"protocol", "TCP"}}));
   CHECK_FALSE(container.contains("livenessProbe"));
@@ -56,7 +45,7 @@ TEST_CASE("every instance declares the exporter's port, named metrics, and has n
 
 TEST_CASE("custom queries ConfigMaps are mounted, optional, one file per reference",
           "[cluster][monitoring]") {
-  Json pod = monitored_pod(Json::parse(R"({"monitoring": {"customQueriesConfigMap": [
+  Json pod = small_cluster_primary_pod(Json::parse(R"({"monitoring": {"customQueriesConfigMap": [
     {"name": "queries", "key": "custom.yaml"}, {"name": "queries", "key": "more.yaml"}]}})"));
   const Json& container = pod["spec"]["containers"][0];
   REQUIRE(env_named(container, "OPCTL_METRICS_QUERIES_DIR") != nullptr);
@@ -73,11 +62,11 @@ TEST_CASE("custom queries ConfigMaps are mounted, optional, one file per referen
 }
 
 TEST_CASE("custom queries references change the Pods' hash only when set", "[cluster][monitoring]") {
-  ClusterSpec plain = parse_cluster_spec(monitored_cluster(Json::object()));
-  ClusterSpec monitored = parse_cluster_spec(monitored_cluster(
+  ClusterSpec plain = parse_cluster_spec(small_cluster(Json::object()));
+  ClusterSpec monitored = parse_cluster_spec(small_cluster(
       Json::parse(R"({"monitoring": {"customQueriesConfigMap": [{"name": "queries", "key": "q"}]}})")));
   ClusterSpec empty_list =
-      parse_cluster_spec(monitored_cluster(Json::parse(R"({"monitoring": {"customQueriesConfigMap": []}})")));
+      parse_cluster_spec(small_cluster(Json::parse(R"({"monitoring": {"customQueriesConfigMap": []}})")));
   CHECK(pod_template(plain, plain.image_name).hash != pod_template(monitored, monitored.image_name).hash);
   CHECK(pod_template(plain, plain.image_name).hash == pod_template(empty_list, empty_list.image_name).hash);
 }
@@ -103,14 +92,14 @@ TEST_CASE("a bad ConfigMap reference is refused with its field", "[cluster][moni
 
 TEST_CASE("liveness and startup probes: on the Pod when set, with CloudNativePG's defaults",
           "[cluster][monitoring]") {
-  Json container = monitored_pod(Json::parse(
+  Json container = small_cluster_primary_pod(Json::parse(
       R"({"probes": {"liveness": {}, "startup": {"failureThreshold": 60}}})"))["spec"]["containers"][0];
   CHECK(container["livenessProbe"] == Json::parse(R"({"httpGet": {"path": "/healthz", "port": "metrics"},
     "periodSeconds": 10, "timeoutSeconds": 5, "failureThreshold": 3})"));
   CHECK(container["startupProbe"] == Json::parse(R"({"httpGet": {"path": "/healthz", "port": "metrics"},
     "periodSeconds": 10, "timeoutSeconds": 5, "failureThreshold": 60})"));
-  ClusterSpec plain = parse_cluster_spec(monitored_cluster(Json::object()));
-  ClusterSpec probed = parse_cluster_spec(monitored_cluster(Json::parse(R"({"probes": {"liveness": {}}})")));
+  ClusterSpec plain = parse_cluster_spec(small_cluster(Json::object()));
+  ClusterSpec probed = parse_cluster_spec(small_cluster(Json::parse(R"({"probes": {"liveness": {}}})")));
   CHECK(pod_template(plain, plain.image_name).hash != pod_template(probed, probed.image_name).hash);
 }
 

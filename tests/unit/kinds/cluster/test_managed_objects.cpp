@@ -7,6 +7,7 @@
 #include "kinds/cluster/managed_objects.hpp"
 #include "model/yaml_document.hpp"
 
+using cluster_test::small_cluster;
 using cluster_test::three_instances;
 using cluster_test::World;
 using namespace opctl::kinds::cluster;
@@ -14,13 +15,6 @@ using opctl::model::Json;
 using ManagedNames = std::vector<std::string>;
 
 namespace {
-
-Json managed_cluster(Json managed) {
-  return {{"apiVersion", "opctl.io/v1alpha1"},
-          {"kind", "Cluster"},
-          {"metadata", {{"name", "db"}, {"namespace", "shop"}}},
-          {"spec", {{"storage", {{"size", "1Gi"}}}, {"managed", std::move(managed)}}}};
-}
 
 ManagedNames managed_pointers(const Json& resource) {
   ManagedNames out;
@@ -50,7 +44,7 @@ const Json k_managed_example = {
 TEST_CASE("managed roles and databases are parsed with CloudNativePG's defaults", "[cluster][managed]") {
   // Given a declaration with some fields set, the parsed roles and databases should carry them and the
   // defaults.
-  ManagedObjects managed = managed_objects(managed_cluster(k_managed_example)["spec"]);
+  ManagedObjects managed = managed_objects(small_cluster({{"managed", k_managed_example}})["spec"]);
   REQUIRE(managed.roles.size() == 3);
   const ManagedRole& alice = managed.roles[0];
   CHECK(alice.login);
@@ -70,7 +64,7 @@ TEST_CASE("managed roles and databases are parsed with CloudNativePG's defaults"
   CHECK(managed.databases[1].drop_when_absent);
   CHECK_FALSE(managed.databases[1].present);
   CHECK(password_secrets(managed) == ManagedNames{"alice-password"});
-  CHECK(managed_pointers(managed_cluster(k_managed_example)).empty());
+  CHECK(managed_pointers(small_cluster({{"managed", k_managed_example}})).empty());
 }
 
 TEST_CASE("reserved and repeated role names are refused, each at its own item", "[cluster][managed]") {
@@ -79,12 +73,13 @@ TEST_CASE("reserved and repeated role names are refused, each at its own item", 
                 {{"name", "pg_monitor"}}, {{"name", "app"}},
                 {{"name", "bob"}},        {{"name", "bob"}},
                 {{"name", "Bad Name"}}};
-  CHECK(managed_pointers(managed_cluster({{"roles", roles}})) ==
+  CHECK(managed_pointers(small_cluster({{"managed", {{"roles", roles}}}})) ==
         ManagedNames{"/spec/managed/roles/6/name", "/spec/managed/roles/5/name", "/spec/managed/roles/0/name",
                      "/spec/managed/roles/1/name", "/spec/managed/roles/2/name",
                      "/spec/managed/roles/3/name"});
   // The application owner is the one initdb created, whatever its name.
-  Json owner_named_bob = managed_cluster({{"roles", {{{"name", "bob"}}}}});
+  Json bob_only = {{"roles", {{{"name", "bob"}}}}};
+  Json owner_named_bob = small_cluster({{"managed", bob_only}});
   owner_named_bob["spec"]["bootstrap"] = {{"initdb", {{"owner", "bob"}}}};
   CHECK(managed_pointers(owner_named_bob) == ManagedNames{"/spec/managed/roles/0/name"});
 }
@@ -95,7 +90,7 @@ TEST_CASE("role options that cannot hold are refused with their field", "[cluste
                 {{"name", "c"}, {"inRoles", {"c"}}},
                 {{"name", "d"}, {"validUntil", "tomorrow"}},
                 {{"name", "e"}, {"ensure", "gone"}}};
-  CHECK(managed_pointers(managed_cluster({{"roles", roles}})) ==
+  CHECK(managed_pointers(small_cluster({{"managed", {{"roles", roles}}}})) ==
         ManagedNames{"/spec/managed/roles/0/connectionLimit", "/spec/managed/roles/3/validUntil",
                      "/spec/managed/roles/4/ensure", "/spec/managed/roles/1/disablePassword",
                      "/spec/managed/roles/2/inRoles/0"});
@@ -111,7 +106,7 @@ TEST_CASE("databases: reserved names, unknown encodings, extension names and abs
       {{"name", "y"}},
       {{"name", "z"}, {"owner", "app"}, {"extensions", {{{"name", "hstore"}}, {{"name", "hstore"}}}}}};
   Json roles = {{{"name", "gone"}, {"ensure", "absent"}}};
-  CHECK(managed_pointers(managed_cluster({{"roles", roles}, {"databases", databases}})) ==
+  CHECK(managed_pointers(small_cluster({{"managed", {{"roles", roles}, {"databases", databases}}}})) ==
         ManagedNames{"/spec/managed/databases/2/encoding", "/spec/managed/databases/3/extensions/0/name",
                      "/spec/managed/databases/4", "/spec/managed/databases/4/name",
                      "/spec/managed/databases/0/name", "/spec/managed/databases/1/name",
@@ -122,7 +117,7 @@ TEST_CASE("databases: reserved names, unknown encodings, extension names and abs
 }
 
 TEST_CASE("the instances may read the password Secrets the roles name, and no other", "[cluster][managed]") {
-  ClusterSpec spec = parse_cluster_spec(managed_cluster(k_managed_example));
+  ClusterSpec spec = parse_cluster_spec(small_cluster({{"managed", k_managed_example}}));
   auto objects = build_instance_rbac(spec, "db-1");
   const Json& role = objects.at(1);
   REQUIRE(role["kind"] == "Role");
@@ -136,12 +131,12 @@ TEST_CASE("the managed hash follows the declaration, not how it is spelled", "[c
   Json spelled_out = k_managed_example;
   spelled_out["roles"][1]["inherit"] = true;
   spelled_out["roles"][1]["ensure"] = "present";
-  CHECK(managed_hash(managed_objects(managed_cluster(spelled_out)["spec"])) ==
-        managed_hash(managed_objects(managed_cluster(k_managed_example)["spec"])));
+  CHECK(managed_hash(managed_objects(small_cluster({{"managed", spelled_out}})["spec"])) ==
+        managed_hash(managed_objects(small_cluster({{"managed", k_managed_example}})["spec"])));
   Json changed = k_managed_example;
   changed["roles"][0]["connectionLimit"] = 5;
-  CHECK(managed_hash(managed_objects(managed_cluster(changed)["spec"])) !=
-        managed_hash(managed_objects(managed_cluster(k_managed_example)["spec"])));
+  CHECK(managed_hash(managed_objects(small_cluster({{"managed", changed}})["spec"])) !=
+        managed_hash(managed_objects(small_cluster({{"managed", k_managed_example}})["spec"])));
 }
 
 TEST_CASE("status lists every declared name as pending until the primary reports this declaration",

@@ -1,31 +1,20 @@
 #include <catch2/catch.hpp>
 
+#include "cluster_world.hpp"
 #include "kinds/cluster/cluster_children.hpp"
 #include "kinds/cluster/cluster_jobs.hpp"
 #include "kinds/cluster/cluster_spec.hpp"
 
+using cluster_test::small_cluster;
+using cluster_test::small_cluster_primary_pod;
 using namespace opctl::kinds::cluster;
 using opctl::model::Json;
 
 namespace {
 
-Json scheduling_resource(Json extra) {
-  Json spec = {{"storage", {{"size", "1Gi"}}}};
-  spec.update(extra);
-  return {{"apiVersion", "opctl.io/v1alpha1"},
-          {"kind", "Cluster"},
-          {"metadata", {{"name", "db"}, {"namespace", "shop"}}},
-          {"spec", spec}};
-}
-
-Json scheduling_pod(const Json& extra) {
-  ClusterSpec spec = parse_cluster_spec(scheduling_resource(extra));
-  return build_pod(spec, pod_template(spec, spec.image_name), "db-1", "primary");
-}
-
 std::vector<std::string> scheduling_fields(const Json& extra) {
   std::vector<std::string> out;
-  for (const auto& issue : check_cluster(scheduling_resource(extra)))
+  for (const auto& issue : check_cluster(small_cluster(extra)))
     out.push_back(issue.field);
   return out;
 }
@@ -35,7 +24,7 @@ std::vector<std::string> scheduling_fields(const Json& extra) {
 TEST_CASE("without scheduling settings a Pod is what it was: preferred anti-affinity by host, the old probe",
           "[cluster][scheduling]") {
   // Given a Cluster that sets none of the new fields, its Pods and their hash should not change.
-  Json pod = scheduling_pod(Json::object());
+  Json pod = small_cluster_primary_pod(Json::object());
   const Json& spec = pod["spec"];
   CHECK(spec["affinity"] ==
         Json::parse(R"({"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,
@@ -46,13 +35,13 @@ TEST_CASE("without scheduling settings a Pod is what it was: preferred anti-affi
           "failureThreshold":1})"));
   for (const char* absent : {"nodeSelector", "tolerations", "topologySpreadConstraints", "priorityClassName"})
     CHECK_FALSE(spec.contains(absent));
-  ClusterSpec parsed = parse_cluster_spec(scheduling_resource(Json::object()));
+  ClusterSpec parsed = parse_cluster_spec(small_cluster(Json::object()));
   CHECK(pod_template(parsed, parsed.image_name).hash == "1fe96b79e6f940a5");
 }
 
 TEST_CASE("affinity, tolerations, spread, priority and probe timings reach the Pod",
           "[cluster][scheduling]") {
-  Json pod = scheduling_pod(Json::parse(R"({
+  Json pod = small_cluster_primary_pod(Json::parse(R"({
     "affinity": {"podAntiAffinityType": "required", "topologyKey": "topology.kubernetes.io/zone",
                  "nodeSelector": {"disk": "ssd"},
                  "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "pg", "effect": "NoSchedule"}],
@@ -81,20 +70,19 @@ TEST_CASE("affinity, tolerations, spread, priority and probe timings reach the P
 
 TEST_CASE("changing where instances may run changes the Pod spec hash, so they roll",
           "[cluster][scheduling]") {
-  ClusterSpec plain = parse_cluster_spec(scheduling_resource(Json::object()));
+  ClusterSpec plain = parse_cluster_spec(small_cluster(Json::object()));
   ClusterSpec moved =
-      parse_cluster_spec(scheduling_resource({{"affinity", {{"nodeSelector", {{"disk", "ssd"}}}}}}));
-  ClusterSpec off =
-      parse_cluster_spec(scheduling_resource({{"affinity", {{"enablePodAntiAffinity", false}}}}));
+      parse_cluster_spec(small_cluster({{"affinity", {{"nodeSelector", {{"disk", "ssd"}}}}}}));
+  ClusterSpec off = parse_cluster_spec(small_cluster({{"affinity", {{"enablePodAntiAffinity", false}}}}));
   CHECK(pod_template(plain, plain.image_name).hash != pod_template(moved, moved.image_name).hash);
   CHECK(pod_template(plain, plain.image_name).hash != pod_template(off, off.image_name).hash);
-  CHECK_FALSE(
-      scheduling_pod({{"affinity", {{"enablePodAntiAffinity", false}}}})["spec"].contains("affinity"));
+  CHECK_FALSE(small_cluster_primary_pod({{"affinity", {{"enablePodAntiAffinity", false}}}})["spec"].contains(
+      "affinity"));
 }
 
 TEST_CASE("additional pod affinity and anti-affinity terms join the generated ones",
           "[cluster][scheduling]") {
-  Json pod = scheduling_pod(Json::parse(R"({"affinity": {
+  Json pod = small_cluster_primary_pod(Json::parse(R"({"affinity": {
     "additionalPodAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50,
       "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "batch"}}, "topologyKey": "zone"}}]},
     "additionalPodAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
@@ -109,7 +97,7 @@ TEST_CASE("additional pod affinity and anti-affinity terms join the generated on
 }
 
 TEST_CASE("the Cluster's Jobs run where its instances may, with its resources", "[cluster][scheduling]") {
-  ClusterSpec spec = parse_cluster_spec(scheduling_resource(Json::parse(R"({
+  ClusterSpec spec = parse_cluster_spec(small_cluster(Json::parse(R"({
     "resources": {"requests": {"cpu": "100m"}},
     "affinity": {"nodeSelector": {"disk": "ssd"}, "tolerations": [{"operator": "Exists"}]},
     "priorityClassName": "databases"})")));

@@ -13,11 +13,8 @@ using Names = std::vector<std::string>;
 
 namespace {
 
-Json cluster(Json postgresql) {
-  return {{"apiVersion", "opctl.io/v1alpha1"},
-          {"kind", "Cluster"},
-          {"metadata", {{"name", "db"}, {"namespace", "shop"}}},
-          {"spec", {{"storage", {{"size", "1Gi"}}}, {"postgresql", std::move(postgresql)}}}};
+Json cluster(const Json& postgresql) {
+  return cluster_test::small_cluster({{"postgresql", postgresql}});
 }
 
 std::vector<std::string> pointers(const Json& resource) {
