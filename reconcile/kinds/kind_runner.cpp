@@ -150,13 +150,17 @@ void KindRunner::reconcile(const std::vector<Target>& found, apply::PassReport& 
   std::vector<model::ObjectKey> keys;
   for (const auto& target : found)
     keys.push_back(target.runner.key);
+  std::set<model::GroupVersionKind> reconciled_kinds;
+  for (const auto& target : found)
+    reconciled_kinds.insert(target.runner.reconciler->kind());
   for (int round = 0;; ++round) {
+    RoundReads reads(client_, reconciled_kinds);
     for (std::size_t i = 0; i < found.size(); ++i) {
       if (stopping()) return;
       if (round > 0 && (states[i].gone || states[i].failed || (states[i].ready && !states[i].requeue)))
         continue;
       std::string emitted = states[i].emitted;
-      states[i] = ResourcePass(client_, context_, found[i].runner, log,
+      states[i] = ResourcePass(client_, reads, context_, found[i].runner, log,
                                {options_.delete_propagation, round == 0, options_.stop_requested})
                       .run();
       states[i].emitted = emitted;

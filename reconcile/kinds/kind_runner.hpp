@@ -2,13 +2,17 @@
 // resource of a registered kind in the desired set, and every live member of
 // the set that is being deleted while it still carries a finalizer of the
 // controller's field manager, it reads the parent, its children (by the
-// owner-uid label, one LIST per child kind) and the related objects, calls
+// owner-uid label) and the related objects, calls
 // reconcile(), then writes the result with field manager opctl-controller:
 // server-side applies the children (controller ownerReference, owner-uid
 // label; create-only children only when missing), deletes owned children no
 // longer listed (unless keep_unlisted) and the explicit deletions, applies
 // metadata.finalizers, and applies the status subresource with
 // observedGeneration and conditions.
+//
+// Reads are shared by the resources of a round (round_reads.hpp): each
+// kind a round needs is listed once per namespace, so a pass over many
+// custom resources costs requests per kind, not per resource and child kind.
 //
 // Each resource's outcome lands in the pass report: children as their own
 // outcomes (created / configured / unchanged / pruned / failed), the parent's

@@ -52,10 +52,14 @@ TargetState ResourcePass::run() {
   auto resource = client_.mapper().find(target_.reconciler->kind());
   if (!resource) return failure(fmt::format("the server does not serve {}", target_.api_version));
   resource_ = *resource;
-  auto live = client_.execute(client_.get_request(resource_, target_.key.namespace_name, target_.key.name));
-  if (live.status.reason == kube::ApiReason::not_found) return gone();
-  if (!live.ok()) return failure("cannot read it: " + live.status.describe());
-  observed_.parent = std::move(live.object);
+  std::optional<Json> live;
+  try {
+    live = reads_.object(resource_, target_.key.namespace_name, target_.key.name);
+  } catch (const kube::ApiError& error) {
+    return failure(std::string("cannot read it: ") + error.what());
+  }
+  if (!live) return gone();
+  observed_.parent = std::move(*live);
   parent_ = ParentRef::of(observed_.parent);
   observed_.finalizing = observed_.parent["metadata"].contains("deletionTimestamp");
   if (observed_.finalizing && managed_finalizers(observed_.parent, k_controller_field_manager).empty())
@@ -76,16 +80,15 @@ TargetState ResourcePass::run() {
 }
 
 void ResourcePass::read_children() {
-  kube::ListOptions options;
-  options.label_selector = std::string(k_owner_uid_label) + "=" + parent_.uid;
+  std::vector<kube::ResourceInfo> resources;
   for (const auto& gvk : target_.reconciler->child_kinds()) {
     auto resource = client_.mapper().find(gvk);
     if (!resource)
       throw Error(ErrorCategory::cluster,
                   fmt::format("the server does not serve child kind {} {}", gvk.api_version(), gvk.kind));
-    for (auto& child : client_.list(*resource, parent_.namespace_name, options))
-      observed_.children.push_back(std::move(child));
+    resources.push_back(std::move(*resource));
   }
+  observed_.children = reads_.owned(resources, parent_.namespace_name, parent_.uid);
 }
 
 void ResourcePass::read_related() {
@@ -93,6 +96,13 @@ void ResourcePass::read_related() {
   for (const auto& reference : target_.reconciler->related(observed_.parent)) {
     auto resource = client_.mapper().find(reference.gvk);
     if (!resource) continue;  // a kind the server does not serve has no objects
+    // Another custom resource (a Backup's Cluster) comes from the round's list of its kind, as its own pass
+    // reads it; anything else (a user's Secret or ConfigMap) by name, so no other object of its kind is read.
+    if (reads_.lists_related(reference.gvk)) {
+      if (auto found = reads_.object(*resource, reference.namespace_name, reference.name))
+        observed_.related.push_back(std::move(*found));
+      continue;
+    }
     gets.push_back(client_.get_request(*resource, reference.namespace_name, reference.name));
   }
   for (auto& result : client_.execute(gets)) {
@@ -109,6 +119,7 @@ bool ResourcePass::write_finalizers(const ReconcileResult& result) {
   if (held == wanted) return true;
   auto response = client_.execute(client_.apply_request(
       resource_, model::Object(finalizer_body(parent_, result.finalizers)), controller_apply()));
+  if (response.ok()) reads_.remember(resource_, response.object);
   if (response.ok() || response.status.reason == kube::ApiReason::not_found) return true;
   write_error_ = "cannot update its finalizers: " + response.status.describe();
   return false;
@@ -119,6 +130,7 @@ bool ResourcePass::write_status(const Json& status) {
   if (live == status) return true;
   auto response = client_.execute(client_.apply_status_request(
       resource_, model::Object(status_body(parent_, status)), controller_apply()));
+  if (response.ok()) reads_.remember(resource_, response.object);
   if (response.ok() || response.status.reason == kube::ApiReason::not_found) return true;
   write_error_ = "cannot write its status: " + response.status.describe();
   return false;

@@ -1,5 +1,5 @@
 // One custom resource, one round of the KindRunner: read the parent, its
-// children (one LIST per child kind, by the owner-uid label) and the related
+// children (from the round's lists, round_reads.hpp) and the related
 // objects, call reconcile(), write the children (child_writer.hpp), the
 // status subresource with observedGeneration and conditions, and the
 // finalizers, and the Events the reconciler asked for, on the parent. Internal
@@ -13,6 +13,7 @@
 #include "apply/write_batch.hpp"
 #include "kinds/kind_reconciler.hpp"
 #include "kinds/owned_objects.hpp"
+#include "kinds/round_reads.hpp"
 
 namespace opctl::kinds {
 
@@ -43,9 +44,14 @@ struct ResourcePassOptions {
 
 class ResourcePass {
  public:
-  ResourcePass(kube::ApiClient& client, Context& context, const RunnerTarget& target, apply::OutcomeLog& log,
-               ResourcePassOptions options)
-      : client_(client), context_(context), target_(target), log_(log), options_(std::move(options)) {}
+  ResourcePass(kube::ApiClient& client, RoundReads& reads, Context& context, const RunnerTarget& target,
+               apply::OutcomeLog& log, ResourcePassOptions options)
+      : client_(client),
+        reads_(reads),
+        context_(context),
+        target_(target),
+        log_(log),
+        options_(std::move(options)) {}
 
   TargetState run();
 
@@ -61,6 +67,7 @@ class ResourcePass {
   TargetState degrade(const std::string& reason, const std::string& message);
 
   kube::ApiClient& client_;
+  RoundReads& reads_;
   Context& context_;
   const RunnerTarget& target_;
   apply::OutcomeLog& log_;

@@ -2,7 +2,7 @@
 // tests of what sends many requests (the pass's executor, the KindRunner):
 // aggregated discovery for a fixed set of kinds, objects stored by path with
 // resourceVersion and uid, server-side apply that records the manager's
-// fields (so a second pass is a no-op), LIST with an equality label selector,
+// fields (so a second pass is a no-op), LIST with an equality or existence label selector,
 // DELETE with a uid precondition, status subresources, Events. Scripted
 // answers of the FakeTransport (`answer`) win over the store: that is how a
 // test injects a fault. CRDs become Established on apply unless told not to.
@@ -185,12 +185,14 @@ class FakeApiServer : public kube::testing::FakeTransport {
   }
 
   kube::HttpResponse list(const Target& target, const std::string& full_path) const {
-    std::string selector_key, selector_value;
+    // "key=value", or "key": the label is present, whatever its value.
+    std::string selector_key;
+    std::optional<std::string> selector_value;
     if (auto at = full_path.find("labelSelector="); at != std::string::npos) {
       std::string selector = decode(full_path.substr(at + 14, full_path.find('&', at) - at - 14));
       auto equals = selector.find('=');
       selector_key = selector.substr(0, equals);
-      selector_value = selector.substr(equals + 1);
+      if (equals != std::string::npos) selector_value = selector.substr(equals + 1);
     }
     Json items = Json::array();
     std::string prefix = base(*target.resource) + scope(*target.resource, target.namespace_name) +
@@ -201,7 +203,8 @@ class FakeApiServer : public kube::testing::FakeTransport {
       if (!target.namespace_name.empty() && path.rfind(prefix, 0) != 0) continue;
       if (!selector_key.empty()) {
         auto labels = object["metadata"].value("labels", Json::object());
-        if (labels.value(selector_key, "") != selector_value) continue;
+        if (!labels.contains(selector_key)) continue;
+        if (selector_value && labels.value(selector_key, "") != *selector_value) continue;
       }
       items.push_back(object);
     }
