@@ -1,7 +1,8 @@
 """TLS of a Cluster on real PostgreSQL instances on the test node: the CA and server certificate opctl issues, psql
 with sslmode=verify-full against that CA, plain TCP refused once spec.postgresql.requireSSL is set, replication
 over TLS (pg_stat_ssl on the primary, verify-full in the replica's primary_conninfo), a certificate re-issued on
-request (opctl.io/renew-certificates) and served without a restart while the primary keeps its Lease, a client
+request (opctl.io/renew-certificates) and served without a restart while the primary keeps its Lease, a CA near
+its end rotated (its successor signs, both trusted) with the instances serving and replicating throughout, a client
 certificate for the cert method of pg_hba, and a server certificate the user brings instead of opctl's.
 
 One 2-instance Cluster for the file (module fixture), changed in order by the tests; the last test has a Cluster of
@@ -11,6 +12,8 @@ Pod, the server's own answer), the database with the host's psql inside the node
 not among the certificate's names, so verify-full checks the name with libpq's host= while hostaddr= reaches the
 Pod.
 """
+import base64
+import json
 import os
 import subprocess
 import time
@@ -177,6 +180,47 @@ def test_a_renewed_certificate_is_served_without_a_restart_and_the_primary_stays
     assert any("opctl.io/renew-certificates" in event["message"] for event in events), events
     db.reconcile()  # the same request again issues nothing
     assert secret_serial(db, "server") == after
+
+
+def test_a_ca_near_its_end_is_rotated_and_the_instances_keep_serving_and_replicating(tls, cluster):
+    # Given <cluster>-ca replaced by a CA with 30 days left, the next pass should make its successor and sign with
+    # it at once (under 97 days left), keep the old CA trusted beside it in every ca.crt, and issue the server
+    # certificate again from the successor; the instances should serve it after a reload (same postmasters, same
+    # primary), psql verify-full should succeed with the app Secret's ca.crt, and the replica should stream again.
+    db = tls.db
+    primary = db.status()["currentPrimary"]
+    started = {pod: db.on_pod(pod, "SELECT pg_postmaster_start_time()") for pod in db.pod_names()}
+    key, crt = tls.files / "short-ca.key", tls.files / "short-ca.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-keyout", str(key), "-out", str(crt), "-subj", "/CN=short-lived CA", "-days", "30"],
+                   check=True, capture_output=True)
+    short = crt.read_text()
+    data = {"ca.crt": base64.b64encode(short.encode()).decode(),
+            "ca.key": base64.b64encode(key.read_bytes()).decode()}
+    cluster.kubectl("patch", "secret", "db-ca", "-n", db.namespace, "--type=merge", "-p", json.dumps({"data": data}))
+    db.reconcile()
+    ca = db.secret("ca")
+    assert ca["previous-ca.crt"] == short and ca["ca.crt"] != short
+    bundle = db.secret("app")["ca.crt"]
+    assert bundle.count("BEGIN CERTIFICATE") == 2 and short in bundle and ca["ca.crt"] in bundle
+    assert db.secret("server")["ca.crt"] == bundle
+    new_ca = tls.file("new-ca.crt", ca["ca.crt"])
+    wanted = secret_serial(db, "server")
+    deadline = time.time() + 60
+    while {pod: served_serial(db, pod) for pod in db.pod_names()} != {pod: wanted for pod in db.pod_names()}:
+        assert time.time() < deadline, {pod: served_serial(db, pod) for pod in db.pod_names()}
+        time.sleep(1)
+    app = db.secret("app")
+    for pod in db.pod_names():
+        for root in (tls.ca_file(), new_ca):
+            result = tls_psql(db, pod, "SELECT 1", app["username"], app["dbname"], app["password"],
+                              sslmode="verify-full", sslrootcert=root)
+            assert result.returncode == 0, result.stderr
+    events = db.get("events", "--field-selector", "reason=CertificateAuthorityRotated")["items"]
+    assert events and "stays trusted" in events[0]["message"], events
+    db.settle(timeout=90)  # the replica streams again, verifying the primary against the bundle
+    assert {pod: db.on_pod(pod, "SELECT pg_postmaster_start_time()") for pod in db.pod_names()} == started
+    assert db.status()["currentPrimary"] == primary
 
 
 def test_a_server_certificate_the_user_brings_is_served_instead(tls, cluster):

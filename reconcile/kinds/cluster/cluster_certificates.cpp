@@ -57,25 +57,80 @@ std::string format_day(TimePoint time) {
   return format_time(time).substr(0, 10);
 }
 
-// The CA that signs: the live one while usable, else a new one (every certificate it signed is then
-// issued again, since it no longer verifies).
-KeyPair certificate_authority(const ClusterSpec& spec, const TlsObserved& observed, TlsSecrets& out) {
-  KeyPair live{secret_text(observed.ca, k_ca_certificate_key), secret_text(observed.ca, k_ca_private_key)};
-  auto info = read_certificate(live.certificate);
-  if (info && info->is_ca && key_matches(live.certificate, live.key) && observed.now < info->not_after)
-    return live;
-  CertificateRequest request{fmt::format("{}.{} CA (opctl)", spec.name, spec.namespace_name),
-                             {},
-                             CertificateUsage::ca,
-                             observed.now - k_certificate_backdate,
-                             observed.now + k_ca_validity};
-  KeyPair made = make_certificate_authority(request);
-  out.events.push_back(
-      {"Normal", "CertificateAuthorityCreated",
-       fmt::format("created the CA in Secret {} (valid until {}){}", ca_secret(spec.name),
-                   format_day(request.not_after),
-                   observed.ca == nullptr ? "" : ": the previous one was unusable or expired")});
-  return made;
+// The CAs of <cluster>-ca: the one that signs, its announced successor, the retired one.
+struct Authorities {
+  KeyPair signing;
+  KeyPair next;          // empty unless announced
+  std::string previous;  // certificate only; empty unless retired and still valid
+  std::string trusted_bundle() const {
+    std::string bundle = signing.certificate;
+    for (const std::string* other : {&next.certificate, &previous})
+      if (!other->empty()) bundle += (bundle.ends_with('\n') ? "" : "\n") + *other;
+    return bundle;
+  }
+};
+
+bool usable_authority(const KeyPair& pair, TimePoint now) {
+  auto info = read_certificate(pair.certificate);
+  return info && info->is_ca && key_matches(pair.certificate, pair.key) && now < info->not_after;
+}
+
+KeyPair new_authority(const ClusterSpec& spec, TimePoint now) {
+  return make_certificate_authority({fmt::format("{}.{} CA (opctl)", spec.name, spec.namespace_name),
+                                     {},
+                                     CertificateUsage::ca,
+                                     now - k_certificate_backdate,
+                                     now + k_ca_validity});
+}
+
+std::string valid_until(const KeyPair& pair) {
+  auto info = read_certificate(pair.certificate);
+  return info ? format_day(info->not_after) : "?";
+}
+
+// The CAs after this pass: the live ones while usable, a successor announced a year before the signing
+// CA expires, the switch to it once the signing CA could no longer outlive a server certificate (every
+// certificate it signed is then issued again, since it no longer verifies against the signing CA), and a
+// new CA at once when the live one is unusable.
+Authorities certificate_authorities(const ClusterSpec& spec, const TlsObserved& observed, TlsSecrets& out) {
+  const TimePoint now = observed.now;
+  Authorities live{
+      {secret_text(observed.ca, k_ca_certificate_key), secret_text(observed.ca, k_ca_private_key)},
+      {secret_text(observed.ca, k_next_ca_certificate_key), secret_text(observed.ca, k_next_ca_private_key)},
+      secret_text(observed.ca, k_previous_ca_certificate_key)};
+  if (!usable_authority(live.next, now)) live.next = {};
+  if (auto retired = read_certificate(live.previous); !retired || now >= retired->not_after)
+    live.previous.clear();
+  if (!usable_authority(live.signing, now)) {
+    Authorities made{new_authority(spec, now), {}, {}};
+    out.events.push_back(
+        {"Normal", "CertificateAuthorityCreated",
+         fmt::format("created the CA in Secret {} (valid until {}){}", ca_secret(spec.name),
+                     valid_until(made.signing),
+                     observed.ca == nullptr ? "" : ": the previous one was unusable or expired")});
+    return made;
+  }
+  TimePoint expires = read_certificate(live.signing.certificate)->not_after;
+  if (now + k_ca_switch_before >= expires) {
+    KeyPair successor = live.next.certificate.empty() ? new_authority(spec, now) : live.next;
+    out.events.push_back(
+        {"Normal", "CertificateAuthorityRotated",
+         fmt::format("the CA in Secret {} now signs with its successor (valid until {}): the previous one "
+                     "expires on {}; it stays trusted until then, and the certificates it signed are issued "
+                     "again",
+                     ca_secret(spec.name), valid_until(successor), format_day(expires))});
+    return {successor, {}, live.signing.certificate};
+  }
+  if (now + k_ca_announce_before >= expires && live.next.certificate.empty()) {
+    live.next = new_authority(spec, now);
+    out.events.push_back(
+        {"Normal", "CertificateAuthorityAnnounced",
+         fmt::format("the CA in Secret {} expires on {}: its successor (valid until {}) is trusted beside it "
+                     "from now on (ca.crt in the Cluster's Secrets) and signs from {}",
+                     ca_secret(spec.name), format_day(expires), valid_until(live.next),
+                     format_day(expires - k_ca_switch_before))});
+  }
+  return live;
 }
 
 // Why the live certificate must be issued again; empty when it may stay.
@@ -113,7 +168,7 @@ Json leaf_secret(const ClusterSpec& spec, const std::string& name, const Certifi
   Json secret = tls_secret_object(spec, name, "kubernetes.io/tls",
                                   {{k_tls_certificate_key, pair.certificate},
                                    {k_tls_private_key, pair.key},
-                                   {k_ca_certificate_key, ca.certificate}});
+                                   {k_ca_certificate_key, out.ca_certificate}});
   // The request acted upon stays recorded whether or not this pass issued anything.
   std::string recorded = requested || !reason.empty() ? observed.renew_request : renewed_for;
   if (!recorded.empty()) secret["metadata"]["annotations"] = {{k_renewed_for_annotation, recorded}};
@@ -241,11 +296,17 @@ TlsSecrets tls_secrets(const ClusterSpec& spec, const TlsObserved& observed) {
     check_user_secrets(spec, observed, out);
     return out;
   }
-  KeyPair ca = certificate_authority(spec, observed, out);
-  out.ca_certificate = ca.certificate;
-  out.secrets.push_back(
-      tls_secret_object(spec, ca_secret(spec.name), "Opaque",
-                        {{k_ca_certificate_key, ca.certificate}, {k_ca_private_key, ca.key}}));
+  Authorities authorities = certificate_authorities(spec, observed, out);
+  const KeyPair& ca = authorities.signing;
+  out.ca_certificate = authorities.trusted_bundle();
+  std::map<std::string, std::string> ca_data = {{k_ca_certificate_key, ca.certificate},
+                                                {k_ca_private_key, ca.key}};
+  if (!authorities.next.certificate.empty()) {
+    ca_data[k_next_ca_certificate_key] = authorities.next.certificate;
+    ca_data[k_next_ca_private_key] = authorities.next.key;
+  }
+  if (!authorities.previous.empty()) ca_data[k_previous_ca_certificate_key] = authorities.previous;
+  out.secrets.push_back(tls_secret_object(spec, ca_secret(spec.name), "Opaque", ca_data));
   TimePoint not_before = observed.now - k_certificate_backdate;
   TimePoint not_after = observed.now + k_server_certificate_validity;
   CertificateRequest server{rw_service(spec.name), server_dns_names(spec), CertificateUsage::server,

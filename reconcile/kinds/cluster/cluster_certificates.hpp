@@ -22,8 +22,15 @@ namespace opctl::kinds::cluster {
 // CloudNativePG's lifetimes: a server certificate lasts 90 days and is renewed 7 days before it expires.
 inline constexpr std::chrono::hours k_server_certificate_validity{90 * 24};
 inline constexpr std::chrono::hours k_certificate_renew_before{7 * 24};
-// The CA opctl generates outlives many server certificates; it is made again only when unusable.
+// The CA opctl generates outlives many server certificates. It is rotated in two steps, so that
+// clients which copied ca.crt keep verifying: a year before it expires its successor is made and
+// trusted beside it (announced), and once it has less left than a server certificate lasts plus the
+// renewal window, the successor signs and every certificate is issued again from it; the retired CA
+// stays trusted until it expires. An unusable CA (missing, expired, not a CA) is replaced at once.
 inline constexpr std::chrono::hours k_ca_validity{10 * 365 * 24};
+inline constexpr std::chrono::hours k_ca_announce_before{365 * 24};
+inline constexpr std::chrono::hours k_ca_switch_before =
+    k_server_certificate_validity + k_certificate_renew_before;
 // Certificates start a little in the past, for clocks slightly behind the pass's.
 inline constexpr std::chrono::minutes k_certificate_backdate{5};
 
@@ -37,6 +44,10 @@ inline constexpr const char* k_tls_certificate_key = "tls.crt";
 inline constexpr const char* k_tls_private_key = "tls.key";
 inline constexpr const char* k_ca_certificate_key = "ca.crt";
 inline constexpr const char* k_ca_private_key = "ca.key";
+// In <cluster>-ca during a rotation: the successor (announced, not yet signing) and the retired CA.
+inline constexpr const char* k_next_ca_certificate_key = "next-ca.crt";
+inline constexpr const char* k_next_ca_private_key = "next-ca.key";
+inline constexpr const char* k_previous_ca_certificate_key = "previous-ca.crt";
 
 // Where the instances find their TLS material: the Secret holding tls.crt and tls.key, and the one
 // holding ca.crt (both <cluster>-server unless the user names his own).
@@ -71,8 +82,10 @@ struct TlsObserved {
 // The TLS Secrets this pass writes and what it did.
 struct TlsSecrets {
   std::vector<model::Json> secrets;  // <cluster>-ca, <cluster>-server, <cluster>-client-*
-  std::string ca_certificate;        // PEM the clients trust (the -app Secret's ca.crt); empty when unknown
-  std::vector<KindEvent> events;     // a certificate issued, and why
+  // PEM the clients trust (the -app and server Secrets' ca.crt): the signing CA, then its announced
+  // successor or the retired CA while either is valid; empty when unknown.
+  std::string ca_certificate;
+  std::vector<KindEvent> events;  // a certificate issued, and why
   // A user-given Secret missing or unusable: the Degraded reason and message.
   std::string problem_reason;
   std::string problem;

@@ -18,7 +18,7 @@ namespace {
 using model::Json;
 
 // The keys of a Secret that hold certificates (kubernetes.io/tls and the CA bundles next to them).
-constexpr const char* k_overview_certificate_keys[] = {"tls.crt", "ca.crt"};
+constexpr const char* k_overview_certificate_keys[] = {"tls.crt", "ca.crt", "next-ca.crt", "previous-ca.crt"};
 
 const Json& overview_object(const Json& object, const char* key) {
   static const Json empty = Json::object();
@@ -141,26 +141,29 @@ Json overview_backups(const std::vector<Json>& backups, const std::string& clust
 }
 
 // Each distinct certificate once: the CA's copies in ca.crt keys of other
-// Secrets are the same certificate, named by the Secret seen first (in name
-// order) unless one is the CA's own Secret.
+// Secrets (alone, or first in a bundle with its successor or predecessor)
+// are the same certificate, named by the Secret seen first (in name order)
+// unless one is the CA's own Secret.
 Json overview_certificates(const ClusterView& view, TimePoint now) {
   Json out = Json::array();
-  std::map<std::string, std::size_t> seen;  // PEM -> its entry
+  std::map<std::string, std::size_t> seen;  // serial and subject -> its entry
   for (const auto& [name, secret] : view.secrets) {
     const Json& data = overview_object(*secret, "data");
     for (const char* key : k_overview_certificate_keys) {
       std::string encoded = overview_text(data, key);
       if (encoded.empty()) continue;
       auto pem = model::base64_decode(encoded);
-      if (pem) {
-        if (auto found = seen.find(*pem); found != seen.end()) {
+      std::optional<CertificateInfo> info = pem ? read_certificate(*pem) : std::nullopt;
+      if (info) {
+        std::string identity = info->serial + "/" + info->common_name;
+        if (auto found = seen.find(identity); found != seen.end()) {
           if (name.ends_with("-ca")) out[found->second]["secret"] = name;
+          if (name.ends_with("-ca")) out[found->second]["key"] = key;
           continue;
         }
-        seen[*pem] = out.size();
+        seen[identity] = out.size();
       }
       Json entry = {{"secret", name}, {"key", key}};
-      std::optional<CertificateInfo> info = pem ? read_certificate(*pem) : std::nullopt;
       if (!info) {
         entry["problem"] = pem ? "no PEM certificate in it" : "not base64";
         out.push_back(std::move(entry));

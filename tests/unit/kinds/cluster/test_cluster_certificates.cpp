@@ -112,6 +112,72 @@ TEST_CASE("opctl.io/renew-certificates re-issues the certificates once per value
   CHECK(tls_events(world, "CertificateIssued") == 0);
 }
 
+int certificates_in(const std::string& pem) {
+  int count = 0;
+  for (auto at = pem.find("BEGIN CERTIFICATE"); at != std::string::npos;
+       at = pem.find("BEGIN CERTIFICATE", at + 1))
+    ++count;
+  return count;
+}
+
+TEST_CASE(
+    "the CA is rotated in two steps: its successor trusted a year ahead, signing 97 days before the end",
+    "[cluster][tls]") {
+  // Given a Cluster whose CA was made at t0 (valid 10 years), a pass within the year before it expires
+  // should announce a successor (trusted in every ca.crt, not signing); a pass within 97 days of the end
+  // should sign with the successor, issue the certificates again from it and keep the old CA trusted
+  // until it expires; after that only the new CA is trusted.
+  World world(three_instances());
+  world.pass();
+  std::string first = tls_secret_key(world, "db-ca", "ca.crt");
+  world.clock.advance(k_ca_validity - std::chrono::hours(24 * 300));
+  world.pass();
+  CHECK(tls_events(world, "CertificateAuthorityAnnounced") == 1);
+  std::string next = tls_secret_key(world, "db-ca", "next-ca.crt");
+  REQUIRE(read_certificate(next));
+  CHECK(read_certificate(next)->is_ca);
+  CHECK(tls_secret_key(world, "db-ca", "ca.crt") == first);  // the old CA still signs
+  std::string bundle = tls_secret_key(world, "db-server", "ca.crt");
+  CHECK(certificates_in(bundle) == 2);
+  CHECK(bundle.find(next) != std::string::npos);
+  CHECK(tls_secret_key(world, "db-app", "ca.crt") == bundle);
+  CHECK(verifies_against(tls_secret_key(world, "db-server", "tls.crt"), first, world.clock.wall_now()));
+  world.pass();  // nothing more until the switch
+  CHECK(tls_events(world, "CertificateAuthorityAnnounced") == 0);
+  CHECK(tls_secret_key(world, "db-ca", "next-ca.crt") == next);
+
+  world.clock.advance(std::chrono::hours(24 * 210));  // 90 days left
+  world.pass();
+  CHECK(tls_events(world, "CertificateAuthorityRotated") == 1);
+  CHECK(tls_secret_key(world, "db-ca", "ca.crt") == next);
+  CHECK(tls_secret_key(world, "db-ca", "previous-ca.crt") == first);
+  CHECK(tls_secret_key(world, "db-ca", "next-ca.crt").empty());
+  CHECK(verifies_against(tls_secret_key(world, "db-server", "tls.crt"), next, world.clock.wall_now()));
+  CHECK(certificates_in(tls_secret_key(world, "db-server", "ca.crt")) == 2);
+  CHECK(world.last.events.back().message.find("the CA changed") != std::string::npos);
+
+  world.clock.advance(std::chrono::hours(24 * 91));  // the old CA has expired
+  world.pass();
+  CHECK(tls_secret_key(world, "db-ca", "previous-ca.crt").empty());
+  CHECK(tls_secret_key(world, "db-server", "ca.crt") == next);
+}
+
+TEST_CASE("a CA found with less than 97 days left gets its successor and switches in one pass",
+          "[cluster][tls]") {
+  World world(three_instances());
+  world.pass();
+  std::string first = tls_secret_key(world, "db-ca", "ca.crt");
+  world.clock.advance(k_ca_validity - std::chrono::hours(24 * 50));
+  world.pass();
+  CHECK(tls_events(world, "CertificateAuthorityAnnounced") == 0);
+  CHECK(tls_events(world, "CertificateAuthorityRotated") == 1);
+  std::string signing = tls_secret_key(world, "db-ca", "ca.crt");
+  CHECK(signing != first);
+  CHECK(tls_secret_key(world, "db-ca", "previous-ca.crt") == first);
+  CHECK(verifies_against(tls_secret_key(world, "db-server", "tls.crt"), signing, world.clock.wall_now()));
+  CHECK(read_certificate(signing)->not_after == world.clock.wall_now() + k_ca_validity);
+}
+
 TEST_CASE("changed DNS names, a lost CA or a broken Secret re-issue the certificate", "[cluster][tls]") {
   World world(three_instances());
   world.pass();
