@@ -75,10 +75,15 @@ k -n shop get all,configmaps,persistentvolumeclaims -l applyset.kubernetes.io/pa
 step "a row written through db-rw (the primary) and read back through db-ro (a streaming replica)"
 # psql runs in an instance's Pod (the Services' addresses exist inside the cluster only); the connection string,
 # password included, comes from the Cluster's db-app Secret on stdin, so it is never printed nor in a process list.
+# The uri asks for sslmode=verify-full: the CA it verifies the server against is the Secret's ca.crt, sent after it.
 psql_through() { # SERVICE SQL
-  k -n shop get secret db-app -o jsonpath='{.data.uri}' | base64 -d |
-    sed "s/@db-rw\./@$1./" |
-    k -n shop exec -i db-1 -- sh -c 'IFS= read -r uri; exec psql "$uri" -X -q -v ON_ERROR_STOP=1 -c "$1"' psql "$2"
+  {
+    k -n shop get secret db-app -o jsonpath='{.data.uri}' | base64 -d | sed "s/@db-rw\./@$1./"
+    echo
+    k -n shop get secret db-app -o jsonpath='{.data.ca\.crt}' | base64 -d
+  } | k -n shop exec -i db-1 -- sh -c 'IFS= read -r uri; ca=$(mktemp); cat >"$ca"
+      case $uri in *\?*) uri="$uri&sslrootcert=$ca" ;; *) uri="$uri?sslrootcert=$ca" ;; esac
+      psql "$uri" -X -q -v ON_ERROR_STOP=1 -c "$1"; status=$?; rm -f "$ca"; exit $status' psql "$2"
 }
 psql_through db-rw "CREATE TABLE IF NOT EXISTS orders (id serial PRIMARY KEY, item text NOT NULL);
                     INSERT INTO orders (item) VALUES ('written at $(date -u +%FT%TZ)');

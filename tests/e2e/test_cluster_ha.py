@@ -187,6 +187,13 @@ class Watcher(Probe):
         self._stop.set()
         super().stop()
 
+    def wait_for_samples(self, count, timeout=30):
+        """Until `count` samples were taken: a case the instances settle quickly (a postgres restarted in place)
+        is still watched for some seconds afterwards, while the writer goes on."""
+        deadline = time.time() + timeout
+        while len(self.samples) < count and time.time() < deadline:
+            time.sleep(0.25)
+
     def two_writable(self):
         return [(at, names) for at, names in self.samples if len(names) > 1]
 
@@ -259,6 +266,7 @@ def run_case(ha, tmp_path, fault, inject, heal=lambda: None, expect_new_primary=
         outage = writer.longest_gap(injected_at)
         db.settle(timeout=300, what=f"Healthy again after {fault}")
         writer.wait_for_acks(10, what=f"{fault}: writes after settling")
+        watcher.wait_for_samples(41)
     finally:
         writer.stop()
         watcher.stop()

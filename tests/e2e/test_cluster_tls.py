@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from postgres_support import IMAGE, NODE_NETNS, suite_namespace
+from postgres_support import IMAGE, NODE_NETNS, PgCluster, prepare_node_suite, suite_namespace
 
 # The app user must present a client certificate for the postgres database (the cert method of pg_hba).
 SPEC = """  certificates:
