@@ -1,5 +1,8 @@
 #include "kinds/round_reads.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "kinds/kind_reconciler.hpp"
 #include "kube/api_error.hpp"
 
@@ -18,6 +21,21 @@ std::string owner_of(const Json& object) {
   const Json& metadata = object.value("metadata", Json::object());
   if (!metadata.is_object() || !metadata.contains("labels") || !metadata["labels"].is_object()) return "";
   return metadata["labels"].value(k_owner_uid_label, "");
+}
+
+// A child keeps the managedFields entries of opctl's controller only: whether an apply of it would change
+// anything is read from those (diff::apply_is_noop), and the kubelet's and controllers' entries (a Pod's status)
+// were most of what a round holding every child of 200 Clusters kept.
+bool keep_controller_fields(Json& item) {
+  if (!item.contains("metadata") || !item["metadata"].is_object()) return true;
+  Json& metadata = item["metadata"];
+  if (!metadata.contains("managedFields") || !metadata["managedFields"].is_array()) return true;
+  Json kept = Json::array();
+  for (auto& entry : metadata["managedFields"])
+    if (entry.is_object() && entry.value("manager", "") == k_controller_field_manager)
+      kept.push_back(std::move(entry));
+  metadata["managedFields"] = std::move(kept);
+  return true;
 }
 
 }  // namespace
@@ -67,6 +85,7 @@ std::vector<Json> RoundReads::owned(const std::vector<kube::ResourceInfo>& resou
       continue;
     kube::ListOptions options;
     options.label_selector = std::string(k_owner_uid_label);  // every owned object, whoever owns it
+    options.keep_item = keep_controller_fields;
     missing.push_back({resource, std::get<2>(key), options, ""});
     missing_keys.push_back(key);
   }
@@ -82,11 +101,16 @@ std::vector<Json> RoundReads::owned(const std::vector<kube::ResourceInfo>& resou
       }
     }
   }
+  // Handed over, not copied: a resource reads its children once a round (a second read finds none), and the
+  // round's lists shrink as its resources are reconciled.
   std::vector<Json> out;
   for (const auto& resource : resources) {
-    const auto& by_owner = owned_[key_of(resource, namespace_name)];
-    if (auto found = by_owner.find(uid); found != by_owner.end())
-      out.insert(out.end(), found->second.begin(), found->second.end());
+    auto& by_owner = owned_[key_of(resource, namespace_name)];
+    if (auto found = by_owner.find(uid); found != by_owner.end()) {
+      out.insert(out.end(), std::make_move_iterator(found->second.begin()),
+                 std::make_move_iterator(found->second.end()));
+      by_owner.erase(found);
+    }
   }
   return out;
 }

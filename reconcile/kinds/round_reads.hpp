@@ -43,9 +43,9 @@ class RoundReads {
                                     const std::string& name);
 
   // The objects of `resources` in `namespace_name` labelled as owned by
-  // `uid`. The collections this round has not read yet are listed together
-  // (concurrently), each once, by the presence of the owner-uid label.
-  // Throws kube::ApiError when a list fails.
+  // `uid`, handed over once a round. The collections this round has not
+  // read yet are listed together (concurrently), each once, by the presence
+  // of the owner-uid label. Throws kube::ApiError when a list fails.
   std::vector<model::Json> owned(const std::vector<kube::ResourceInfo>& resources,
                                  const std::string& namespace_name, const std::string& uid);
 
