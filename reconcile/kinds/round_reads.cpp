@@ -24,8 +24,8 @@ std::string owner_of(const Json& object) {
 }
 
 // A child keeps the managedFields entries of opctl's controller only: whether an apply of it would change
-// anything is read from those (diff::apply_is_noop), and the kubelet's and controllers' entries (a Pod's status)
-// were most of what a round holding every child of 200 Clusters kept.
+// anything is read from those (diff::apply_is_noop), and the kubelet's and controllers' entries (a Pod's
+// status) were most of what a round holding every child of 200 Clusters kept.
 bool keep_controller_fields(Json& item) {
   if (!item.contains("metadata") || !item["metadata"].is_object()) return true;
   Json& metadata = item["metadata"];
