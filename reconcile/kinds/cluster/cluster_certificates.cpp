@@ -70,9 +70,11 @@ struct Authorities {
   }
 };
 
-bool usable_authority(const KeyPair& pair, TimePoint now) {
+// What the CA certificate says, when the pair can sign: a CA, its key, not expired.
+std::optional<CertificateInfo> usable_authority(const KeyPair& pair, TimePoint now) {
   auto info = read_certificate(pair.certificate);
-  return info && info->is_ca && key_matches(pair.certificate, pair.key) && now < info->not_after;
+  if (info && info->is_ca && key_matches(pair.certificate, pair.key) && now < info->not_after) return info;
+  return std::nullopt;
 }
 
 KeyPair new_authority(const ClusterSpec& spec, TimePoint now) {
@@ -101,7 +103,8 @@ Authorities certificate_authorities(const ClusterSpec& spec, const TlsObserved& 
   if (!usable_authority(live.next, now)) live.next = {};
   if (auto retired = read_certificate(live.previous); !retired || now >= retired->not_after)
     live.previous.clear();
-  if (!usable_authority(live.signing, now)) {
+  auto signing = usable_authority(live.signing, now);
+  if (!signing) {
     Authorities made{new_authority(spec, now), {}, {}};
     out.events.push_back(
         {"Normal", "CertificateAuthorityCreated",
@@ -110,7 +113,7 @@ Authorities certificate_authorities(const ClusterSpec& spec, const TlsObserved& 
                      observed.ca == nullptr ? "" : ": the previous one was unusable or expired")});
     return made;
   }
-  TimePoint expires = read_certificate(live.signing.certificate)->not_after;
+  TimePoint expires = signing->not_after;
   if (now + k_ca_switch_before >= expires) {
     KeyPair successor = live.next.certificate.empty() ? new_authority(spec, now) : live.next;
     out.events.push_back(

@@ -157,8 +157,10 @@ Json overview_certificates(const ClusterView& view, TimePoint now) {
       if (info) {
         std::string identity = info->serial + "/" + info->common_name;
         if (auto found = seen.find(identity); found != seen.end()) {
-          if (name.ends_with("-ca")) out[found->second]["secret"] = name;
-          if (name.ends_with("-ca")) out[found->second]["key"] = key;
+          if (name.ends_with("-ca")) {
+            out[found->second]["secret"] = name;
+            out[found->second]["key"] = key;
+          }
           continue;
         }
         seen[identity] = out.size();
