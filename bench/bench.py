@@ -69,7 +69,31 @@ class Bench:
         self.kubeconfig = out.stdout.strip().splitlines()[-1]
         self.env["KUBECONFIG"] = self.kubeconfig
         self.audit = os.path.join(self.tedir, "audit.log")
+        self.apiserver_pid = self.component_pid("kube-apiserver")
         log(out.stderr.strip())
+
+    def component_pid(self, name):
+        """The pid of a control-plane component, from the testenv's pid file ("<name> <pid>" lines)."""
+        try:
+            with open(os.path.join(self.tedir, "testenv.pid")) as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) == 2 and parts[0] == name:
+                        return int(parts[1])
+        except OSError:
+            pass
+        return None
+
+    def apiserver_cpu(self):
+        """CPU seconds (user + system) the kube-apiserver has used so far, from /proc; None when unknown."""
+        if not getattr(self, "apiserver_pid", None):
+            return None
+        try:
+            with open(f"/proc/{self.apiserver_pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return None
 
     def down(self):
         if getattr(self, "testenv", None):
@@ -95,17 +119,19 @@ class Bench:
         st = os.stat(self.audit)
         offset = (st.st_ino, st.st_size)
         started = time.time()
+        cpu0 = self.apiserver_cpu()
         t0 = time.monotonic()
         r = subprocess.run(["/usr/bin/time", "-f", "%M %e", "-o", tfile, *cmd], env=self.env, cwd=cwd,
                            stdout=out, stderr=err)
         wall = time.monotonic() - t0
+        cpu1 = self.apiserver_cpu()
         out.close()
         err.close()
         with open(tfile) as f:
             rss_kib = int(f.read().split()[-2])
         requests, verbs = self.count_requests(offset, ua) if ua else (0, {})
         rec = {"n": n, "op": op, "tool": tool, "rep": rep, "start": started, "wall": wall, "rss_kib": rss_kib, "requests": requests,
-               "verbs": verbs, "rc": r.returncode, "load1": load, "cmd": " ".join(cmd), "log": tag}
+               "verbs": verbs, "apiserver_cpu_s": None if None in (cpu0, cpu1) else cpu1 - cpu0, "rc": r.returncode, "load1": load, "cmd": " ".join(cmd), "log": tag}
         self.results.append(rec)
         flag = "" if r.returncode in ok else f"  UNEXPECTED EXIT {r.returncode} (see {self.logdir}/{tag}.err)"
         log(f"  N={n} {op:<14} {tool:<8} rep {rep}: {wall:7.2f}s  {rss_kib / 1024:6.1f} MiB  "
@@ -196,6 +222,8 @@ class Bench:
         shutil.rmtree(warm)
 
     def reps_for(self, n):
+        if n >= 100000:
+            return self.args.reps_huge
         return self.args.reps_large if n >= 5000 else self.args.reps
 
     def peer_runs(self, tool, n, rep):
@@ -204,7 +232,7 @@ class Bench:
         reps, and kubectl's apply and diff not at all above --kubectl-peer-max-n (kubectl's get floor always)."""
         if tool in ("opctl", "opctl-qps0", "floor"):
             return True
-        if tool == "flux" and "flux" not in self.peers:
+        if tool == "flux" and ("flux" not in self.peers or n > self.args.flux_max_n):
             return False
         if tool == "kubectl" and ("kubectl" not in self.peers or n > self.args.kubectl_peer_max_n):
             return False
@@ -403,12 +431,18 @@ def main():
                     help="largest first, so a cut-short run has the largest N's data")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--reps-large", type=int, default=3, help="reps for N >= 5000 (default 3)")
+    ap.add_argument("--reps-huge", type=int, default=1,
+                    help="reps for N >= 100000 (default 1: one first apply there takes minutes, and each set is "
+                         "deleted again)")
     ap.add_argument("--peer-reps-large", type=int, default=1,
                     help="reps of the peers' runs (kubectl apply and diff, Flux's engine) at N >= 5000 (default 1): "
                          "each takes minutes there; opctl and the kubectl-get floor run every rep")
     ap.add_argument("--kubectl-peer-max-n", type=int, default=5000,
                     help="largest N at which kubectl's apply and diff run (default 5000; kubectl diff takes ~20 min "
                          "at N=20000); its get floor runs at every N")
+    ap.add_argument("--flux-max-n", type=int, default=20000,
+                    help="largest N at which Flux's engine runs (default 20000: one first apply takes ~19 min there, "
+                         "and it grows with N)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", choices=["classic", "wide"], default="wide",
                     help="the generated set: wide (50 namespaces, 20 kinds, 5 large CRDs; default) or classic "

@@ -187,20 +187,63 @@ def targets_21(results, sizes):
         if None not in (fo, fz):
             add("first apply within 1.3× of opctl's own `--qps 0`", f"{fo:.2f} s vs {fz:.2f} s = {fo / fz:.2f}×",
                 fo <= 1.3 * fz)
-        rss = [r["rss_kib"] for r in results if r["n"] == n and r["tool"] in ("opctl", "opctl-qps0")]
-        if rss:
-            limit = 150 if n >= 20000 else 60 if n >= 5000 else None
-            if limit:
-                add(f"peak RSS ≤ {limit} MiB", f"max over every opctl run: {max(rss) / 1024:.0f} MiB",
-                    max(rss) / 1024 <= limit)
-            else:
-                rows.append(f"| peak RSS (targets at N=5000 and 20000) | {n} | max over every opctl run: "
-                            f"{max(rss) / 1024:.0f} MiB | – |")
         req = m("noop-reconcile", "opctl", "requests")
         if req is not None:
             rows.append(f"| no-op API requests O(kinds × namespaces) | {n} | {req:.0f} requests | see the "
                         "per-verb table: LISTs per (kind, namespace) |")
     return "\n".join(rows)
+
+
+def targets_38(results, sizes):
+    """The targets of issue 38: memory at 5,000, 20,000 and 100,000; time against the floor at 20,000 and 100,000."""
+    rows = ["| target (issue 38) | N | measured | met? |", "|---|---|---|---|"]
+    rss_limits = {5000: 40, 20000: 100, 100000: 350}
+    floor_limits = {20000: 0.6, 100000: 0.7}
+    for n in sorted(sizes, reverse=True):
+        def m(op, tool, key="wall"):
+            return med(runs(results, n, op, tool), key)
+
+        def add(text, value_text, ok):
+            rows.append(f"| {text} | {n} | {value_text} | {'met' if ok else '**missed**'} |")
+
+        floor = m("floor-get", "kubectl")
+        if n in floor_limits and floor:
+            limit = floor_limits[n]
+            for op, label in (("noop-reconcile", "no-op `opctl reconcile`"), ("noop-diff", "no-op `opctl diff`")):
+                ours = m(op, "opctl")
+                if ours is not None:
+                    add(f"{label} ≤ {limit}× the `kubectl get` floor",
+                        f"{ours:.2f} s vs {floor:.2f} s = {ours / floor:.2f}×", ours <= limit * floor)
+        if n >= 100000:
+            fo, fz = m("first-apply", "opctl"), m("first-apply", "opctl-qps0")
+            if None not in (fo, fz):
+                add("first apply within 1.2× of opctl's own `--qps 0`", f"{fo:.2f} s vs {fz:.2f} s = {fo / fz:.2f}×",
+                    fo <= 1.2 * fz)
+        steady = [r["rss_kib"] for r in results
+                  if r["n"] == n and r["tool"] == "opctl" and r["op"] in ("noop-reconcile", "noop-diff")]
+        if steady and n in rss_limits:
+            add(f"peak RSS ≤ {rss_limits[n]} MiB (no-op reconcile and diff)",
+                f"max over those runs: {max(steady) / 1024:.0f} MiB", max(steady) / 1024 <= rss_limits[n])
+        every = [r["rss_kib"] for r in results if r["n"] == n and r["tool"] in ("opctl", "opctl-qps0")]
+        if every:
+            rows.append(f"| peak RSS of every opctl run (first applies and 1 % diffs included) | {n} | "
+                        f"{max(every) / 1024:.0f} MiB | – |")
+    return "\n".join(rows)
+
+
+def apiserver_cpu_table(results, n):
+    """The kube-apiserver's CPU seconds per measured run (median), from its /proc/<pid>/stat."""
+    out = ["| run | kube-apiserver CPU s (median) | wall s (median) |", "|---|---|---|"]
+    seen = set()
+    for r in results:
+        key = (r["op"], r["tool"])
+        if r["n"] != n or key in seen or r["tool"] == "git":
+            continue
+        seen.add(key)
+        rs = [x for x in runs(results, n, *key) if x.get("apiserver_cpu_s") is not None]
+        if rs:
+            out.append(f"| {r['op']} / {r['tool']} | {med(rs, 'apiserver_cpu_s'):.2f} | {med(rs, 'wall'):.2f} |")
+    return "\n".join(out) if len(out) > 2 else ""
 
 
 def machine():
@@ -265,8 +308,13 @@ def write(args, bench, started, finished=None):
                  "(see the per-run log).\n")
         L.append(table(results, n) + "\n")
         L.append("<details><summary>API requests by verb</summary>\n\n" + verbs_table(results, n) + "\n\n</details>\n")
+        cpu = apiserver_cpu_table(results, n)
+        if cpu:
+            L.append("<details><summary>kube-apiserver CPU per run</summary>\n\n" + cpu + "\n\n</details>\n")
+    L.append("## Targets from issue 38\n")
+    L.append(targets_38(results, sizes) + "\n")
     if any(r["tool"] == "flux" for r in results):
-        L.append("## Targets from issue 21\n")
+        L.append("## Targets from issue 21 (time; its memory targets are issue 38's now)\n")
         L.append(targets_21(results, sizes) + "\n")
     L.append("## Targets from issue 9\n")
     L.append(targets(results, sizes, getattr(args, "profile", "classic")) + "\n")

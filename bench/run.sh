@@ -5,8 +5,11 @@
 #                           5000), N = 1000 (5 reps); ~3 h on 2 cores, most of it Flux's engine at its 50 QPS
 #   bench/run.sh --quick    smoke run: N = 100, 2 reps (~10 min)
 #
-# Other options go to bench/bench.py (--sizes 1000,5000, --reps 5, --reps-large 3, --peer-reps-large 1,
-# --kubectl-peer-max-n 5000, --peers kubectl,flux, --profile wide|classic, --only-first-apply, --skip-first-apply, --opctl-source git|dir,
+# Issue 38's run (N = 100000 beside 20000 and 5000, Flux's engine where it fits):
+#   bench/run.sh --sizes 100000,20000,5000 --reps-large 2 --reps-huge 1 --kubectl-peer-max-n 1000 --flux-max-n 5000
+#
+# Other options go to bench/bench.py (--sizes 1000,5000, --reps 5, --reps-large 3, --reps-huge 1, --peer-reps-large 1,
+# --kubectl-peer-max-n 5000, --flux-max-n 20000, --peers kubectl,flux, --profile wide|classic, --only-first-apply, --skip-first-apply, --opctl-source git|dir,
 # --workdir DIR, --results FILE, --keep-testenv). The opctl binary comes from $OPCTL_BIN (default build/cli/opctl).
 # Needs: kubectl, git, diff, /usr/bin/time (GNU time), python3 with PyYAML, and the cached testenv binary
 # (tests/testenv/build.sh). Scratch data goes to /tmp/opctl-bench/run-<timestamp>/.

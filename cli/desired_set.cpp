@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "apply/ownership_marks.hpp"
+#include "config_values.hpp"
 #include "helm_settings.hpp"
 #include "plan/kind_scopes.hpp"
 #include "source/manifest_parser.hpp"
@@ -64,7 +65,7 @@ void resolve_desired_set(const CommonOptions& options, DesiredSet& set) {
   // Defaulting namespaces can make two objects the same one.
   if (auto duplicates = source::duplicate_problems(set.objects); !duplicates.empty())
     throw InvalidInputError(std::move(duplicates));
-  apply::mark_managed(set.objects, set.revision.annotation());
+  apply::mark_managed(set.objects, set.revision.annotation(), applyset_parent_of(options.config).id());
 }
 
 }  // namespace opctl::cli

@@ -49,6 +49,7 @@ class DiffPass {
   // kinds not served yet); the rest are queued for a dry run.
   void decide_from_live(std::size_t i) {
     const Object& original = desired_[i];
+    model::PackedAfter packed(original);
     if (auto unreadable = live_.unreadable.find(original.key()); unreadable != live_.unreadable.end()) {
       fail(i, Json(), "cannot read the live object: " + unreadable->second);
       return;
@@ -158,8 +159,10 @@ class DiffPass {
 }  // namespace
 
 bool decided_from_live(const Object& desired, const Json& live, const DiffPassOptions& options) {
-  if (desired.annotation(k_diff_ignore_annotation) == k_diff_ignore_value) return true;
-  Json body = desired.body();
+  // Read from a copy: LIST pages may be read concurrently (ListOptions::keep_item).
+  Json body = desired.body_copy();
+  auto ignore = Json::json_pointer("/metadata/annotations") / k_diff_ignore_annotation;
+  if (body.contains(ignore) && body.at(ignore) == k_diff_ignore_value) return true;
   diff::carry_source_annotation(body, &live);
   return diff::apply_is_noop(body, live, options.field_manager);
 }

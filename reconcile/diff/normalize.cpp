@@ -19,15 +19,30 @@ model::Json normalize(const model::Json& object) {
   return result;
 }
 
+namespace {
+
+// The live value opctl.io/source takes in `desired`, or null when it keeps its own.
+const model::Json* carried_source(const model::Json& desired, const model::Json* live) {
+  auto pointer = model::Json::json_pointer("/metadata/annotations") / k_source_annotation;
+  if (live == nullptr || !desired.is_object() || !desired.contains(pointer)) return nullptr;
+  if (!desired.at(pointer).is_string() || desired.at(pointer).get_ref<const std::string&>().empty())
+    return nullptr;
+  if (!live->contains(pointer) || !live->at(pointer).is_string() || live->at(pointer) == desired.at(pointer))
+    return nullptr;
+  return &live->at(pointer);
+}
+
+}  // namespace
+
 void carry_source_annotation(model::Object& desired, const model::Json* live) {
-  carry_source_annotation(desired.body(), live);
+  // Read first: an object whose annotation already matches stays packed.
+  if (const model::Json* value = carried_source(desired.body(), live))
+    desired.set_annotation(k_source_annotation, value->get<std::string>());
 }
 
 void carry_source_annotation(model::Json& desired, const model::Json* live) {
-  auto pointer = model::Json::json_pointer("/metadata/annotations") / k_source_annotation;
-  if (live == nullptr || !desired.is_object() || !desired.contains(pointer)) return;
-  if (!desired.at(pointer).is_string() || desired.at(pointer).get_ref<const std::string&>().empty()) return;
-  if (live->contains(pointer) && live->at(pointer).is_string()) desired[pointer] = live->at(pointer);
+  if (const model::Json* value = carried_source(desired, live))
+    desired[model::Json::json_pointer("/metadata/annotations") / k_source_annotation] = *value;
 }
 
 }  // namespace opctl::diff

@@ -126,6 +126,7 @@ HttpRequest ApiClient::apply_request(const ResourceInfo& info, const model::Obje
                  (options.dry_run ? "&dryRun=All" : "");
   // JSON is YAML, so the apply-patch content type takes it as is.
   request.content_type = "application/apply-patch+yaml";
+  model::PackedAfter packed(object);
   request.body = object.body().dump();
   return request;
 }
@@ -167,6 +168,7 @@ HttpRequest ApiClient::create_request(const ResourceInfo& info, const model::Obj
   request.method = "POST";
   request.path = collection_path(info, object.namespace_name()) + (dry_run ? "?dryRun=All" : "");
   request.content_type = "application/json";
+  model::PackedAfter packed(object);
   request.body = object.body().dump();
   request.retryable = false;
   return request;

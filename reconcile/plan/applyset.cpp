@@ -82,8 +82,10 @@ model::Object applyset_parent_object(const ApplySetParent& parent, const ApplySe
 
 void label_members(std::vector<model::Object>& objects, const ApplySetParent& parent) {
   std::string id = parent.id();
-  for (auto& object : objects)
+  for (auto& object : objects) {
+    model::PackedAfter packed(object);
     object.set_label(k_applyset_part_of_label, id);
+  }
 }
 
 }  // namespace opctl::plan

@@ -142,6 +142,7 @@ std::map<GroupKind, CrdKind> crd_kinds(const std::vector<model::Object>& objects
   std::map<GroupKind, CrdKind> defined;
   for (const auto& object : objects) {
     if (!is_crd(object.gvk())) continue;
+    model::PackedAfter packed(object);
     if (auto found = crd_kind(object.body())) defined.insert_or_assign(found->kind, std::move(*found));
   }
   return defined;
@@ -159,6 +160,7 @@ void resolve_scopes(const ServedScope& served, std::vector<model::Object>& objec
   auto defined = crd_kinds(objects);
   std::vector<Problem> problems;
   for (auto& object : objects) {
+    model::PackedAfter packed(object);
     auto gvk = object.gvk();
     std::optional<bool> namespaced = served(gvk);
     if (!namespaced)
@@ -170,7 +172,8 @@ void resolve_scopes(const ServedScope& served, std::vector<model::Object>& objec
       continue;
     }
     if (*namespaced && object.namespace_name().empty()) object.set_namespace(default_namespace);
-    if (!*namespaced && !object.namespace_name().empty()) object.body()["metadata"].erase("namespace");
+    if (!*namespaced && !object.namespace_name().empty())
+      object.mutable_body()["metadata"].erase("namespace");
   }
   if (!problems.empty()) throw InvalidInputError(std::move(problems));
 }

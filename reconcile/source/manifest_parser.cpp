@@ -173,6 +173,25 @@ void check_name_formats(const Object& object, std::vector<Problem>& problems) {
                                     metadata["namespace"].get<std::string>())});
 }
 
+// The objects from `first` on that have an identity, packed: one file's
+// trees at a time, so a set is never whole as trees. The others are dropped
+// in place (a second array of the objects cost as much again), their
+// problems reported.
+void keep_identified(std::vector<Object>& objects, std::size_t first, std::vector<Problem>& problems) {
+  std::size_t kept = first;
+  for (std::size_t index = first; index < objects.size(); ++index) {
+    auto found = identity_problems(objects[index]);
+    if (!found.empty()) {
+      problems.insert(problems.end(), found.begin(), found.end());
+      continue;
+    }
+    objects[index].pack();
+    if (kept != index) objects[kept] = std::move(objects[index]);
+    ++kept;
+  }
+  objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(kept), objects.end());
+}
+
 }  // namespace
 
 bool is_list_document(const Json& value) {
@@ -241,6 +260,7 @@ std::vector<Object> parse_manifests(std::vector<ManifestFile> files, const Parse
       problems.push_back({file.path, line_at_offset(file.content, offset), "", "file is not valid UTF-8"});
       continue;
     }
+    std::size_t first = objects.size();
     try {
       for (auto& document : model::parse_yaml_documents(file.content, file.path, options.yaml_limits)) {
         if (file.sops_metadata) drop_sops_block(document);
@@ -250,20 +270,9 @@ std::vector<Object> parse_manifests(std::vector<ManifestFile> files, const Parse
       problems.insert(problems.end(), error.problems().begin(), error.problems().end());
     }
     std::string().swap(file.content);  // swapped: assigning an empty string keeps the buffer
+    keep_identified(objects, first, problems);
   }
   files = {};
-  // Objects without an identity are dropped in place: a second array of all the objects cost as much again.
-  std::size_t kept = 0;
-  for (auto& object : objects) {
-    auto found = identity_problems(object);
-    if (found.empty()) {
-      if (&objects[kept] != &object) objects[kept] = std::move(object);
-      ++kept;
-    } else {
-      problems.insert(problems.end(), found.begin(), found.end());
-    }
-  }
-  objects.erase(objects.begin() + static_cast<std::ptrdiff_t>(kept), objects.end());
   auto duplicates = duplicate_problems(objects);
   problems.insert(problems.end(), duplicates.begin(), duplicates.end());
   if (!problems.empty()) {

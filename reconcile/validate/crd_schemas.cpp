@@ -27,6 +27,7 @@ CrdSchemas::CrdSchemas(const std::vector<model::Object>& objects, const std::str
     : document_(Json{{"components", {{"schemas", Json::object()}}}}, origin) {
   for (const auto& object : objects) {
     if (!plan::is_crd(object.gvk())) continue;
+    model::PackedAfter packed(object);
     const Json* spec = field(object.body(), "spec");
     const Json* names = spec != nullptr ? field(*spec, "names") : nullptr;
     const Json* versions = spec != nullptr ? field(*spec, "versions") : nullptr;

@@ -159,15 +159,19 @@ std::vector<std::string> pod_spec_location(const GroupKind& kind) {
 
 std::vector<Reference> references_of(const Object& object) {
   std::vector<Reference> references;
-  ReferenceCollector collector(object.namespace_name(), references);
   GroupKind kind{object.gvk().group, object.kind()};
+  bool binding = kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"} ||
+                 kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"};
+  auto location = pod_spec_location(kind);
+  if (!binding && location.empty()) return references;  // nothing to read: left packed
+  model::PackedAfter packed(object);
+  ReferenceCollector collector(object.namespace_name(), references);
   if (kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"})
     collector.role_binding(object.body(), false);
   if (kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"})
     collector.role_binding(object.body(), true);
   const Json* spec = &object.body();
   FieldPath at;
-  auto location = pod_spec_location(kind);
   for (const auto& key : location) {
     spec = field(*spec, key);
     if (spec == nullptr) return references;
@@ -178,6 +182,7 @@ std::vector<Reference> references_of(const Object& object) {
 }
 
 bool has_key(const Object& target, const std::string& key) {
+  model::PackedAfter packed(target);
   for (const char* map : {"data", "binaryData", "stringData"})
     if (const Json* entries = field(target.body(), map);
         entries != nullptr && field(*entries, key) != nullptr)

@@ -135,6 +135,7 @@ class Validation {
   void check_kinds() {
     auto before = duplicate_places();
     for (auto& object : objects_) {
+      model::PackedAfter packed(object);
       KindFacts facts = facts_of(object);
       if (!facts.unknown.empty()) {
         unknown_kinds_.insert(&object);
@@ -181,6 +182,7 @@ class Validation {
     for (const auto& object : objects_) {
       // A custom kind's validator checks its spec, from the same source as its CRD.
       if (unknown_kinds_.contains(&object) || handled(object.gvk())) continue;
+      model::PackedAfter packed(object);
       if (const model::Json* schema = crd_schemas_.schema_for(object.gvk())) {
         add_violations(object, check_schema(object.body(), *schema, crd_schemas_.document()));
         continue;
@@ -213,6 +215,7 @@ class Validation {
         ++unchecked_[why_unpublished(*object)];
         continue;
       }
+      model::PackedAfter packed(*object);
       add_violations(*object, check_schema(object->body(), *schema, live.document()));
       if (unsettled == schemas_.unsettled.end())
         ++checked_by_crd_[why_unpublished(*object)];
@@ -269,6 +272,7 @@ class Validation {
     for (const auto& object : objects_) {
       for (const KindValidator* validator : options_.kind_validators) {
         if (!validator->handles(object.gvk())) continue;
+        model::PackedAfter packed(object);
         for (auto& finding : validator->validate(object, desired)) {
           if (finding.object.empty()) finding.object = object.key().to_string();
           report_.findings.push_back(std::move(finding));

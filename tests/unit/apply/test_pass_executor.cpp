@@ -167,7 +167,7 @@ TEST_CASE("a dry run reports the plan and writes nothing", "[pass_executor]") {
   f.run({config_map("kept"), config_map("changed"), config_map("gone")});
   f.server.requests.clear();
   Object changed = config_map("changed");
-  changed.body()["data"]["key"] = "new";
+  changed.mutable_body()["data"]["key"] = "new";
   f.options.dry_run = true;
   f.options.prune = true;
   auto report = f.run({config_map("kept"), changed, config_map("new")});

@@ -276,7 +276,7 @@ TEST_CASE(
   Fixture f;
   f.gadget(1);
   auto desired = f.gadget(1);
-  desired.body()["spec"]["count"] = 3;
+  desired.mutable_body()["spec"]["count"] = 3;
   Json never = desired.body();
   never["metadata"]["name"] = "n";
   PassReport report;
