@@ -91,18 +91,25 @@ def table(results, n):
     return "\n".join(out)
 
 
-def verbs_table(results, n):
-    out = ["| run | requests by verb (median run) |", "|---|---|"]
-    seen = set()
+def scenarios(results, n):
+    """The (op, tool) pairs measured at N = n, in the order they first ran; git fetches left out."""
+    seen = []
     for r in results:
         key = (r["op"], r["tool"])
-        if r["n"] != n or key in seen or r["tool"] == "git" or not r["verbs"]:
+        if r["n"] == n and r["tool"] != "git" and key not in seen:
+            seen.append(key)
+    return seen
+
+
+def verbs_table(results, n):
+    out = ["| run | requests by verb (median run) |", "|---|---|"]
+    for op, tool in scenarios(results, n):
+        rs = [r for r in runs(results, n, op, tool) if r["verbs"]]
+        if not rs:
             continue
-        seen.add(key)
-        rs = runs(results, n, *key)
         m = sorted(rs, key=lambda x: x["requests"])[len(rs) // 2]
         verbs = ", ".join(f"{v} {c}" for v, c in sorted(m["verbs"].items(), key=lambda kv: -kv[1]))
-        out.append(f"| {r['op']} / {r['tool']} | {verbs} |")
+        out.append(f"| {op} / {tool} | {verbs} |")
     return "\n".join(out)
 
 
@@ -234,15 +241,10 @@ def targets_38(results, sizes):
 def apiserver_cpu_table(results, n):
     """The kube-apiserver's CPU seconds per measured run (median), from its /proc/<pid>/stat."""
     out = ["| run | kube-apiserver CPU s (median) | wall s (median) |", "|---|---|---|"]
-    seen = set()
-    for r in results:
-        key = (r["op"], r["tool"])
-        if r["n"] != n or key in seen or r["tool"] == "git":
-            continue
-        seen.add(key)
-        rs = [x for x in runs(results, n, *key) if x.get("apiserver_cpu_s") is not None]
+    for op, tool in scenarios(results, n):
+        rs = [x for x in runs(results, n, op, tool) if x.get("apiserver_cpu_s") is not None]
         if rs:
-            out.append(f"| {r['op']} / {r['tool']} | {med(rs, 'apiserver_cpu_s'):.2f} | {med(rs, 'wall'):.2f} |")
+            out.append(f"| {op} / {tool} | {med(rs, 'apiserver_cpu_s'):.2f} | {med(rs, 'wall'):.2f} |")
     return "\n".join(out) if len(out) > 2 else ""
 
 
