@@ -229,9 +229,13 @@ int run_pass(ReconcileOptions& options, RunMetricsRecorder& metrics) {
   lease.reset();
   metrics.pass_done(report, *desired.connection.client, pass.events.on_warning);
 
-  model::Json json = render_pass_json(report, desired.revision);
-  json["pin"] = pin.report;
-  if (!pin.note.empty()) json["pin"]["note"] = pin.note;
+  // Built only when it is written: a tree of every object of the set, the largest thing a big no-op held.
+  model::Json json;
+  if (is_structured(options.output) || !options.report_file.empty()) {
+    json = render_pass_json(report, desired.revision);
+    json["pin"] = pin.report;
+    if (!pin.note.empty()) json["pin"]["note"] = pin.note;
+  }
   if (is_structured(options.output)) {
     std::cout << render_structured(json, options.output);
   } else if (options.output == "markdown") {
