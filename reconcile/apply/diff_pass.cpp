@@ -159,10 +159,9 @@ class DiffPass {
 }  // namespace
 
 bool decided_from_live(const Object& desired, const Json& live, const DiffPassOptions& options) {
-  // Read from a copy: LIST pages may be read concurrently (ListOptions::keep_item).
-  Json body = desired.body_copy();
-  auto ignore = Json::json_pointer("/metadata/annotations") / k_diff_ignore_annotation;
-  if (body.contains(ignore) && body.at(ignore) == k_diff_ignore_value) return true;
+  if (desired.annotation(k_diff_ignore_annotation) == k_diff_ignore_value) return true;
+  Json body =
+      desired.body_copy();  // not body(): LIST pages may be read concurrently (ListOptions::keep_item)
   diff::carry_source_annotation(body, &live);
   return diff::apply_is_noop(body, live, options.field_manager);
 }

@@ -1,5 +1,7 @@
 #include "diff/ignore_rules.hpp"
 
+#include <algorithm>
+
 #include "diff/field_ownership.hpp"
 
 namespace opctl::diff {
@@ -71,6 +73,11 @@ void remove_ignored_fields(model::Json& object, const model::ObjectKey& key,
     for (const auto& pointer_text : rule.json_pointers)
       remove_field(object, pointer_text);
   }
+}
+
+bool any_rule_matches(const std::vector<IgnoreRule>& rules, const model::ObjectKey& key) {
+  return std::any_of(rules.begin(), rules.end(),
+                     [&key](const IgnoreRule& rule) { return rule.matches(key); });
 }
 
 void keep_live_values_of_ignored_fields(model::Json& desired, const model::Json& live,

@@ -19,6 +19,9 @@ struct IgnoreRule {
   bool matches(const model::ObjectKey& key) const;
 };
 
+// Whether any of `rules` names the object.
+bool any_rule_matches(const std::vector<IgnoreRule>& rules, const model::ObjectKey& key);
+
 // Removes every field a matching rule names (missing fields are fine).
 void remove_ignored_fields(model::Json& object, const model::ObjectKey& key,
                            const std::vector<IgnoreRule>& rules);

@@ -154,11 +154,6 @@ void Object::pack() const {
   has_tree_ = false;
 }
 
-void pack_all(const std::vector<Object>& objects) {
-  for (const auto& object : objects)
-    object.pack();
-}
-
 void Object::forget_field_lines() {
   // Swapped out, not assigned: a cleared vector keeps its buffer, and
   // 20,000 of them were megabytes of a pass's peak.

@@ -147,7 +147,4 @@ class PackedAfter {
   bool was_packed_;
 };
 
-// Packs every object of a set (see Object::pack).
-void pack_all(const std::vector<Object>& objects);
-
 }  // namespace opctl::model

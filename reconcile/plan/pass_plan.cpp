@@ -22,8 +22,7 @@ StepAction decide(Object& object, const Json* live, const PlanOptions& options) 
   diff::carry_source_annotation(object, live);
   if (live == nullptr) return StepAction::create;
   auto key = object.key();
-  if (std::any_of(options.ignore_rules.begin(), options.ignore_rules.end(),
-                  [&key](const diff::IgnoreRule& rule) { return rule.matches(key); }))
+  if (diff::any_rule_matches(options.ignore_rules, key))  // else nothing to change: the object stays packed
     diff::keep_live_values_of_ignored_fields(object.mutable_body(), *live, key, options.ignore_rules,
                                              options.field_manager);
   if (diff::apply_is_noop(object.body(), *live, options.field_manager)) return StepAction::unchanged;
@@ -123,10 +122,7 @@ std::size_t PassPlan::count(StepAction action) const {
 }
 
 bool settles(const Object& desired, const Json& live, const PlanOptions& options) {
-  auto key = desired.key();
-  if (std::any_of(options.ignore_rules.begin(), options.ignore_rules.end(),
-                  [&](const diff::IgnoreRule& rule) { return rule.matches(key); }))
-    return false;
+  if (diff::any_rule_matches(options.ignore_rules, desired.key())) return false;
   // decide() without an ignore rule: the source annotation carried, then the fast path.
   Json body = desired.body_copy();
   diff::carry_source_annotation(body, &live);

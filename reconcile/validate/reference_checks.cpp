@@ -160,16 +160,14 @@ std::vector<std::string> pod_spec_location(const GroupKind& kind) {
 std::vector<Reference> references_of(const Object& object) {
   std::vector<Reference> references;
   GroupKind kind{object.gvk().group, object.kind()};
-  bool binding = kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"} ||
-                 kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"};
+  bool role_binding = kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"};
+  bool cluster_role_binding = kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"};
   auto location = pod_spec_location(kind);
-  if (!binding && location.empty()) return references;  // nothing to read: left packed
+  if (!role_binding && !cluster_role_binding && location.empty())
+    return references;  // nothing to read: left packed
   model::PackedAfter packed(object);
   ReferenceCollector collector(object.namespace_name(), references);
-  if (kind == GroupKind{"rbac.authorization.k8s.io", "RoleBinding"})
-    collector.role_binding(object.body(), false);
-  if (kind == GroupKind{"rbac.authorization.k8s.io", "ClusterRoleBinding"})
-    collector.role_binding(object.body(), true);
+  if (role_binding || cluster_role_binding) collector.role_binding(object.body(), cluster_role_binding);
   const Json* spec = &object.body();
   FieldPath at;
   for (const auto& key : location) {
