@@ -8,6 +8,7 @@
 
 #include "build_info.hpp"
 #include "commands.hpp"
+#include "git_commit.hpp"
 
 namespace opctl::cli {
 
@@ -17,7 +18,7 @@ void register_version(CLI::App& app, CommandAction& action) {
     action = [] {
       int major = 0, minor = 0, patch = 0;
       git_libgit2_version(&major, &minor, &patch);
-      std::cout << fmt::format("opctl {} (commit {})\n", k_version, k_git_commit);
+      std::cout << fmt::format("opctl {} (commit {})\n", k_version, git_commit());
       std::cout << fmt::format("  libcurl {}\n", curl_version_info(CURLVERSION_NOW)->version);
       std::cout << fmt::format("  libgit2 {}.{}.{}\n", major, minor, patch);
       std::cout << fmt::format("  nlohmann-json {}.{}.{}\n", NLOHMANN_JSON_VERSION_MAJOR,
