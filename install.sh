@@ -75,9 +75,10 @@ fi
 
 # psycopg2 (libpq, as an application connects): the HA suite's long-lived client session and its watcher.
 # prometheus_client: its text-format parser reads what --metrics-file and --metrics-push write (test_metrics.py).
-if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml, psycopg2, prometheus_client' >/dev/null 2>&1; then
-  echo "install.sh: installing pytest, PyYAML, psycopg2 and prometheus_client" >&2
-  python3 -m pip install -q pytest pyyaml psycopg2-binary prometheus-client
+# boto3: an S3 client independent of the instance image's barman-cloud, to read back the test node's S3 server.
+if [ "$test_deps" = 1 ] && ! python3 -c 'import pytest, yaml, psycopg2, prometheus_client, boto3' >/dev/null 2>&1; then
+  echo "install.sh: installing pytest, PyYAML, psycopg2, prometheus_client and boto3" >&2
+  python3 -m pip install -q pytest pyyaml psycopg2-binary prometheus-client boto3
 fi
 
 if [ "$with_testenv" = 1 ] || [ "$test_deps" = 1 ]; then

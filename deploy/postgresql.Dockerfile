@@ -15,6 +15,8 @@ FROM debian:bookworm-slim
 # of that group): it moves to 1026 so that gid 26 is `postgres`, as in CloudNativePG's images. postgresql-common is installed before postgresql-15 so that
 # create_main_cluster = false is in place when postgresql-15's postinst runs: no cluster in the image, the manager
 # runs initdb (or pg_basebackup) into PGDATA on the Pod's volume.
+# barman-cli-cloud (Barman Cloud 3.4, what CloudNativePG runs, with python3-boto3): base backups and the WAL archive
+# of a Backup whose target is an object store (S3 and compatible), taken where PGDATA is, in the instance.
 # opctl's runtime libraries: the same list as deploy/Dockerfile's runtime stage.
 # runtime-packages: libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libre2-9 libstdc++6 libgcc-s1 libc6 ca-certificates
 RUN groupmod --gid 1026 tape \
@@ -24,7 +26,7 @@ RUN groupmod --gid 1026 tape \
  && apt-get install -y --no-install-recommends postgresql-common \
  && sed -ri 's/^#? *create_main_cluster *=.*$/create_main_cluster = false/' /etc/postgresql-common/createcluster.conf \
  && grep -qx 'create_main_cluster = false' /etc/postgresql-common/createcluster.conf \
- && apt-get install -y --no-install-recommends postgresql-15 \
+ && apt-get install -y --no-install-recommends postgresql-15 barman-cli-cloud \
       libgit2-1.5 libyaml-0-2 libyaml-cpp0.7 libcurl4 libfmt9 libpq5 libre2-9 libstdc++6 libgcc-s1 libc6 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && test ! -e /var/lib/postgresql/15/main \

@@ -238,3 +238,31 @@ spec:
     assert cluster.kubectl("logs", "opctl-version", "-n", namespace).stdout.split()[:2] == expected
     status = cluster.get_json("pod", "opctl-version", "-n", namespace)["status"]["containerStatuses"][0]
     assert status["state"]["terminated"]["exitCode"] == 0
+
+
+def test_the_node_s_s3_server_stores_objects_over_http_and_https_behind_real_signatures(cluster, namespace):
+    import botocore.exceptions
+    import s3_support
+
+    plain, secure = s3_support.client(cluster), s3_support.client(cluster, tls=True)
+    bucket = f"node-{namespace}"
+    plain.create_bucket(Bucket=bucket)
+    plain.put_object(Bucket=bucket, Key="a/one.txt", Body=b"one over http")
+    secure.put_object(Bucket=bucket, Key="a/two.txt", Body=b"two over https")
+    # The two listeners serve the same buckets; what one wrote, the other reads.
+    assert s3_support.keys(secure, bucket, "a/") == ["a/one.txt", "a/two.txt"]
+    assert secure.get_object(Bucket=bucket, Key="a/one.txt")["Body"].read() == b"one over http"
+    assert plain.get_object(Bucket=bucket, Key="a/two.txt")["Body"].read() == b"two over https"
+    # Signatures are checked: a wrong secret key is refused, as a real S3 refuses it.
+    wrong = s3_support.client(cluster, secret="not-the-secret-key-of-this-server-00000000")
+    with pytest.raises(botocore.exceptions.ClientError) as refused:
+        wrong.list_objects_v2(Bucket=bucket)
+    assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 403, refused.value.response
+    assert refused.value.response["Error"]["Code"] == "SignatureDoesNotMatch", refused.value.response
+    # A Pod reaches both listeners on the node's address (the health path needs no signature).
+    script = ("timeout 5 wget -q -O /dev/null http://10.213.0.1:9000/testenv-health && echo http-ok; "
+              "timeout 5 nc -w 2 10.213.0.1 9443 </dev/null && echo https-port-open")
+    cluster.kubectl("apply", "-f", "-", input=pod("s3-reach", namespace, script))
+    wait_for(lambda: phase(cluster, namespace, "s3-reach") in ("Succeeded", "Failed"), message="the Pod")
+    logs = cluster.kubectl("logs", "s3-reach", "-n", namespace).stdout
+    assert "http-ok" in logs and "https-port-open" in logs, logs

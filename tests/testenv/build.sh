@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the testenv binary once per machine and caches it outside any build
-# tree. Prints the binary's absolute path as the only line on stdout;
+# tree, with the node's S3 server (versitygw, from the s3gw module) next to it.
+# Prints the testenv binary's absolute path as the only line on stdout;
 # progress goes to stderr.
 #
 #   B=$(tests/testenv/build.sh) && "$B" up --dir /tmp/te
@@ -18,13 +19,14 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
-# Cache key: the module files and Go sources of this directory.
-hash=$(cat go.mod go.sum *.go | sha256sum | cut -c1-12)
+# Cache key: the module files and Go sources of this directory and of s3gw/.
+hash=$(cat go.mod go.sum *.go s3gw/go.mod s3gw/go.sum s3gw/*.go | sha256sum | cut -c1-12)
 cache_root=${XDG_CACHE_HOME:-$HOME/.cache}/opctl/testenv/$K8S_VERSION
 out_dir=$cache_root/$hash
 bin=$out_dir/testenv
+gateway=$out_dir/versitygw
 
-if [[ -x $bin ]]; then
+if [[ -x $bin && -x $gateway ]]; then
   echo "$bin"
   exit 0
 fi
@@ -34,7 +36,7 @@ mkdir -p "$out_dir"
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$out_dir/.lock"
   flock 9
-  if [[ -x $bin ]]; then
+  if [[ -x $bin && -x $gateway ]]; then
     echo "$bin"
     exit 0
   fi
@@ -53,6 +55,13 @@ echo "testenv build.sh: a cold build takes ~10 min on 2 cores; later builds reus
 start=$(date +%s)
 tmp=$(mktemp "$out_dir/.testenv.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
+# The gateway first: testenv is what the cache check above looks for last.
+echo "testenv build.sh: building the node's S3 server (versitygw) into $gateway" >&2
+(cd s3gw && CGO_ENABLED=0 go build -buildvcs=false -trimpath -ldflags "-s -w" -o "$tmp" \
+  github.com/versity/versitygw/cmd/versitygw) >&2
+chmod 0755 "$tmp"
+mv -f "$tmp" "$gateway"
+tmp=$(mktemp "$out_dir/.testenv.XXXXXX")
 CGO_ENABLED=0 go build -buildvcs=false -trimpath -ldflags "$ldflags" -o "$tmp" . >&2
 chmod 0755 "$tmp"
 mv -f "$tmp" "$bin"

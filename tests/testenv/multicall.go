@@ -52,6 +52,8 @@ func runComponent(name string, args []string) {
 		os.Exit(runSupervised("containerd", args))
 	case "dns":
 		os.Exit(runDNS(args))
+	case "s3", "s3-tls":
+		os.Exit(runS3(name, args))
 	case "provisioner":
 		os.Exit(runProvisioner(args))
 	case "etcd":

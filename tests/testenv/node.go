@@ -1,6 +1,6 @@
 // `testenv up --node`: a scheduler and one node on which Pods really run —
 // Debian's containerd and runc under the real kubelet, kube-proxy in iptables
-// mode, a DNS server for Service names and a local-volume provisioner — all
+// mode, a DNS server for Service names, an S3 server (s3.go) and a local-volume provisioner — all
 // of it, except the scheduler and the provisioner, inside the node's own
 // network namespace (node_net.go).
 package main
@@ -145,6 +145,13 @@ func startNode(ctx context.Context, dir string, opts nodeOptions, cs kubernetes.
 		return 0, err
 	}
 	if _, err := start("dns", true, paths.file("admin.kubeconfig"), clusterDNSIP+":53"); err != nil {
+		return 0, err
+	}
+	ca, err := loadCertKey(dir, "ca")
+	if err != nil {
+		return 0, err
+	}
+	if err := startS3(dir, ca, start, wait); err != nil {
 		return 0, err
 	}
 	if _, err := start("provisioner", false, paths.file("admin.kubeconfig"), paths.volumesDir()); err != nil {

@@ -187,7 +187,7 @@ func generatePKI(dir string, extraIPs ...net.IP) (*pki, error) {
 // cluster CA: the kubelet serves with one (its client CA is the cluster CA)
 // and each component authenticates to the apiserver with its own identity.
 type nodePKI struct {
-	kubeletServing, kubeletClient, apiserverKubeletClient, kubeProxy, scheduler *certKey
+	kubeletServing, kubeletClient, apiserverKubeletClient, kubeProxy, scheduler, s3 *certKey
 }
 
 // certFile is one certificate to create and where to keep it.
@@ -211,6 +211,7 @@ func generateNodePKI(ca *certKey, certDir string) (*nodePKI, error) {
 			client: true}, &n.apiserverKubeletClient},
 		{"kube-proxy", certSpec{cn: "system:kube-proxy", client: true}, &n.kubeProxy},
 		{"scheduler", certSpec{cn: "system:kube-scheduler", client: true}, &n.scheduler},
+		{"s3", certSpec{cn: "testenv-s3", server: true, ips: []net.IP{net.ParseIP(nodeIP)}}, &n.s3},
 	}
 	for _, f := range files {
 		ck, err := newCert(f.spec, ca)

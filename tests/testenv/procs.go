@@ -14,7 +14,7 @@ import (
 
 // Component names, in start order. `down` stops them in reverse order.
 var componentOrder = []string{"etcd", "kube-apiserver", "kube-controller-manager",
-	"kube-scheduler", "containerd", "kubelet", "kube-proxy", "dns", "provisioner"}
+	"kube-scheduler", "containerd", "kubelet", "kube-proxy", "dns", "s3", "s3-tls", "provisioner"}
 
 // coreComponents are those every testenv runs; the rest belong to the node.
 var coreComponents = componentOrder[:3]

@@ -81,6 +81,8 @@ elif recipe == "postgresql":
     need("/usr/local/bin/opctl", lambda m: m.isreg() and m.mode & 0o111)
     need("/usr/lib/postgresql/15/bin/postgres", lambda m: m.isreg() and m.mode & 0o111)
     need("/usr/lib/postgresql/15/bin/pg_basebackup", lambda m: m.isreg() and m.mode & 0o111)
+    for tool in ("backup", "wal-archive", "wal-restore", "restore", "backup-delete", "backup-list"):
+        need("/usr/bin/barman-cloud-" + tool, lambda m: m.isreg() and m.mode & 0o111)
     need("/run/opctl", lambda m: m.isdir() and (m.uid, m.gid) == (26, 26), "not a directory owned by 26:26")
     need("/etc/postgresql-common/createcluster.conf")
     if any(p.startswith("/var/lib/postgresql/15/") for p in files): bad.append("a cluster was created in the image")
@@ -160,6 +162,7 @@ for f in "$dir"/*.oci.tar; do
   postgresql.oci.tar)
     check localhost/opctl-postgresql:15 '(PostgreSQL) 15.' postgres --version || rc=1
     check localhost/opctl-postgresql:15-update opctl /usr/local/bin/opctl version || rc=1
+    check localhost/opctl-postgresql:15 'barman-cloud-wal-archive 3.4' barman-cloud-wal-archive --version || rc=1
     ;;
   postgresql17.oci.tar) check localhost/opctl-postgresql:17 '(PostgreSQL) 17.' pg_upgrade --version || rc=1 ;;
   debian.oci.tar) check localhost/debian:bookworm-slim bookworm cat /etc/os-release || rc=1 ;;
