@@ -5,8 +5,8 @@
 #                           5000), N = 1000 (5 reps); ~3 h on 2 cores, most of it Flux's engine at its 50 QPS
 #   bench/run.sh --quick    smoke run: N = 100, 2 reps (~10 min)
 #
-# Issue 38's run (N = 100000 beside 20000 and 5000, Flux's engine where it fits):
-#   bench/run.sh --sizes 100000,20000,5000 --reps-large 2 --reps-huge 1 --kubectl-peer-max-n 1000 --flux-max-n 5000
+# Issue 38's run (N = 100000 beside 20000 and 5000, Flux's engine where it fits: up to 20000; ~90 min):
+#   bench/run.sh --sizes 100000,20000,5000 --reps-large 2 --reps-huge 1 --kubectl-peer-max-n 1000
 #
 # Other options go to bench/bench.py (--sizes 1000,5000, --reps 5, --reps-large 3, --reps-huge 1, --peer-reps-large 1,
 # --kubectl-peer-max-n 5000, --flux-max-n 20000, --peers kubectl,flux, --profile wide|classic, --only-first-apply, --skip-first-apply, --opctl-source git|dir,
