@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -32,9 +33,11 @@
 #include "instance/metrics_server.hpp"
 #include "instance/primary_lease.hpp"
 #include "instance/readiness_file.hpp"
+#include "instance/store_backup_job.hpp"
 #include "instance/write_deadline.hpp"
 #include "kinds/cluster/cluster_monitoring.hpp"
 #include "kinds/cluster/cluster_names.hpp"
+#include "model/object.hpp"
 
 namespace opctl::cli {
 namespace {
@@ -55,7 +58,37 @@ struct InstanceOptions {
   std::string fast_shutdown_timeout = "1500s";
   int metrics_port = kinds::cluster::k_metrics_port;
   std::string metrics_queries_dir;
+  std::string wal_archive_command;  // JSON arrays, as the Pod template writes them
+  std::string wal_archive_check;
+  std::string backup_command;
 };
+
+struct BackupJobOptions {
+  instance::StoreBackupJob job;
+  std::string list_command;
+  std::string delete_command;
+  int keep = 0;
+  long max_age_minutes = 0;
+};
+
+struct FetchOptions {
+  instance::StoreFetch fetch;
+  std::string list_command;
+  std::string restore_command;
+};
+
+// A command line the Pod template gives as a JSON array of strings.
+std::vector<std::string> argv_flag(const char* flag, const std::string& text) {
+  if (text.empty()) return {};
+  auto parsed = model::Json::parse(text, nullptr, false);
+  std::vector<std::string> argv;
+  if (parsed.is_array() && !parsed.empty())
+    for (const auto& word : parsed)
+      if (word.is_string()) argv.push_back(word.get<std::string>());
+  if (argv.empty() || argv.size() != parsed.size())
+    throw InvalidInputError({Problem{"", 0, flag, "must be a JSON array of strings, the program first"}});
+  return argv;
+}
 
 std::string describe(const instance::InstanceReport& report, bool ready) {
   std::string line = fmt::format("role {}{}", report.role, ready ? ", ready" : ", not ready");
@@ -126,9 +159,44 @@ std::unique_ptr<instance::MetricsServer> start_exporter(const InstanceOptions& o
   }
 }
 
+// `opctl instance backup`: the termination message is what the Backup's status reads, on success the
+// artifact report, on failure the reason.
+int run_backup_job(BackupJobOptions& options) {
+  auto& job = options.job;
+  job.list_command = argv_flag("--list-command", options.list_command);
+  job.delete_command = argv_flag("--delete-command", options.delete_command);
+  if (options.keep > 0) job.keep = options.keep;
+  if (options.max_age_minutes > 0) job.max_age = std::chrono::minutes(options.max_age_minutes);
+  if (job.namespace_name.empty() || job.cluster.empty() || job.pod_name.empty() || job.pod_uid.empty())
+    throw InvalidInputError({Problem{"", 0, "NAMESPACE, CLUSTER_NAME, POD_NAME, POD_UID",
+                                     "opctl instance backup needs its Pod's name and uid, its Cluster and "
+                                     "namespace (the Backup's Job template sets them)"}});
+  CommonOptions connection_options;
+  ClusterConnection connection = connect(connection_options);
+  auto write_termination = [](const std::string& text) {
+    std::ofstream out("/dev/termination-log");
+    if (out) out << text;
+  };
+  try {
+    model::Json message = instance::run_store_backup_job(*connection.client, job, std::cerr);
+    write_termination(message.dump());
+    std::cout << message.dump() << "\n";
+    return k_exit_ok;
+  } catch (const ClusterError& error) {
+    write_termination(error.what());
+    throw;
+  }
+}
+
 int run_instance(InstanceOptions& options) {
   auto smart_timeout = duration_flag("--smart-shutdown-timeout", options.smart_shutdown_timeout);
   auto fast_timeout = duration_flag("--fast-shutdown-timeout", options.fast_shutdown_timeout);
+  options.identity.wal_archive_command = argv_flag("--wal-archive-command", options.wal_archive_command);
+  options.identity.wal_archive_check = argv_flag("--wal-archive-check", options.wal_archive_check);
+  options.identity.backup_command = argv_flag("--backup-command", options.backup_command);
+  if (options.identity.wal_archive_command.empty() != options.identity.wal_archive_check.empty())
+    throw InvalidInputError({Problem{"", 0, "--wal-archive-command, --wal-archive-check",
+                                     "an object-store WAL archive needs both"}});
   const auto& identity = options.identity;
   if (identity.name.empty() || identity.cluster.empty() || identity.namespace_name.empty())
     throw InvalidInputError(
@@ -182,7 +250,7 @@ int run_instance(InstanceOptions& options) {
     if (!process_alive(watchdog)) watchdog = start_watchdog(identity);
     timespec period{1, 0};
     int received = manager.being_deleted() ? SIGTERM : sigtimedwait(&signals, nullptr, &period);
-    if (received == SIGCHLD) instance::reap_children(manager.server());
+    if (received == SIGCHLD) manager.reap_children();
     // A Pod deleted while the kubelet was restarting this container may never
     // send it SIGTERM (the kill went to the old one): its deletion is the signal.
     if (received == SIGTERM || received == SIGINT) {
@@ -227,6 +295,20 @@ void register_instance(CLI::App& app, CommandAction& action) {
   run->add_option("--wal-archive-dir", identity.wal_archive_dir,
                   "Where the primary archives each finished WAL segment (empty: no archiving)")
       ->envname("OPCTL_WAL_ARCHIVE_DIR");
+  run->add_option("--wal-archive-command", options->wal_archive_command,
+                  "Or archive to an object store: barman-cloud-wal-archive and its options as a JSON array, "
+                  "the segment's path appended (the Cluster's Pod template sets it from its Backup)")
+      ->envname("OPCTL_WAL_ARCHIVE_COMMAND");
+  run->add_option(
+         "--wal-archive-check", options->wal_archive_check,
+         "With --wal-archive-command: barman-cloud-check-wal-archive and its options as a JSON array, "
+         "run before the first segment so that only this Cluster's archive is written")
+      ->envname("OPCTL_WAL_ARCHIVE_CHECK");
+  run->add_option(
+         "--backup-command", options->backup_command,
+         "With --wal-archive-command: barman-cloud-backup and its options as a JSON array; the primary "
+         "runs it for each backup Job that asks (its Pod labelled opctl.io/backup-request=<cluster>)")
+      ->envname("OPCTL_BACKUP_COMMAND");
   run->add_option(
          "--smart-shutdown-timeout", options->smart_shutdown_timeout,
          "On SIGTERM, how long a smart shutdown may wait for clients before a fast one (500ms, 10s, 2m; more "
@@ -254,6 +336,73 @@ void register_instance(CLI::App& app, CommandAction& action) {
       ->envname("PGDATA")
       ->capture_default_str();
   watchdog->callback([&action, options] { action = [options] { return run_watchdog_process(*options); }; });
+
+  auto backup_options = std::make_shared<BackupJobOptions>();
+  auto* backup = command->add_subcommand(
+      "backup", "Ask the Cluster's primary for a base backup to the object store, then apply the retention");
+  backup->footer(
+      "The backup Job of a Backup whose target is an object store runs it; see opctl-backup-kind(5).");
+  backup->add_option("--namespace", backup_options->job.namespace_name, "The Cluster's namespace")
+      ->envname("NAMESPACE");
+  backup->add_option("--cluster", backup_options->job.cluster, "The Cluster")->envname("CLUSTER_NAME");
+  backup->add_option("--pod-name", backup_options->job.pod_name, "This Job's Pod: the backup's name")
+      ->envname("POD_NAME");
+  backup->add_option("--pod-uid", backup_options->job.pod_uid, "This Job's Pod's uid: the request")
+      ->envname("POD_UID");
+  backup
+      ->add_option("--list-command", backup_options->list_command,
+                   "barman-cloud-backup-list and its options as a JSON array")
+      ->envname("OPCTL_BACKUP_LIST");
+  backup
+      ->add_option("--delete-command", backup_options->delete_command,
+                   "barman-cloud-backup-delete and its options as a JSON array")
+      ->envname("OPCTL_BACKUP_DELETE");
+  backup->add_option("--keep", backup_options->keep, "Keep the newest N completed backups")
+      ->envname("BACKUP_KEEP");
+  backup
+      ->add_option("--max-age-minutes", backup_options->max_age_minutes,
+                   "Keep no backup that finished longer ago")
+      ->envname("BACKUP_MAX_AGE_MINUTES");
+  backup->callback(
+      [&action, backup_options] { action = [backup_options] { return run_backup_job(*backup_options); }; });
+
+  auto fetch_options = std::make_shared<FetchOptions>();
+  auto* fetch = command->add_subcommand(
+      "fetch-backup",
+      "Fetch a Backup's base backup from the object store into PGDATA and print its id (the restore Job's "
+      "first step)");
+  fetch->footer(
+      "A Cluster restored from a Backup whose target is an object store runs it; see "
+      "opctl-cluster-kind(5).");
+  fetch->add_option("--backup", fetch_options->fetch.backup_name, "The Backup")->envname("BACKUP_NAME");
+  fetch
+      ->add_option("--list-command", fetch_options->list_command,
+                   "barman-cloud-backup-list and its options as a JSON array")
+      ->envname("OPCTL_BACKUP_LIST");
+  fetch
+      ->add_option("--restore-command", fetch_options->restore_command,
+                   "barman-cloud-restore and its options as a JSON array (the id and PGDATA are added)")
+      ->envname("OPCTL_RESTORE_COMMAND");
+  fetch
+      ->add_option("--target-time", fetch_options->fetch.target_time,
+                   "Take the newest base backup that ended before this time (RFC 3339)")
+      ->envname("TARGET_TIME");
+  fetch
+      ->add_option("--target-lsn", fetch_options->fetch.target_lsn,
+                   "Or the newest that ended before this LSN")
+      ->envname("TARGET_LSN");
+  fetch->add_option("--pgdata", fetch_options->fetch.pgdata, "Where to put it")->envname("PGDATA");
+  fetch->callback([&action, fetch_options] {
+    action = [fetch_options] {
+      auto& fetch_args = *fetch_options;
+      fetch_args.fetch.list_command = argv_flag("--list-command", fetch_args.list_command);
+      fetch_args.fetch.restore_command = argv_flag("--restore-command", fetch_args.restore_command);
+      if (fetch_args.fetch.pgdata.empty())
+        throw InvalidInputError({Problem{"", 0, "--pgdata", "where to fetch the backup to is required"}});
+      std::cout << instance::fetch_store_backup(fetch_args.fetch, std::cerr) << "\n";
+      return k_exit_ok;
+    };
+  });
 
   auto* ready =
       command->add_subcommand("ready", "Exit 0 while this instance serves its role (readiness probe)");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace opctl::instance {
 
@@ -21,6 +22,12 @@ struct InstanceIdentity {
   // Where the primary copies each finished WAL segment (archive_command),
   // for point-in-time recovery; empty: no archiving.
   std::string wal_archive_dir;
+  // Or the object store's: barman-cloud-wal-archive's argv, less the segment's path
+  // (kinds::wal_archive_argv), and the check that the archive is this Cluster's to write.
+  std::vector<std::string> wal_archive_command;
+  std::vector<std::string> wal_archive_check;
+  // barman-cloud-backup's argv for base backups to that store (store_backups.hpp); empty: none.
+  std::vector<std::string> backup_command;
 };
 
 }  // namespace opctl::instance

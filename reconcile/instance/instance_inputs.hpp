@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "instance/leadership.hpp"
+#include "instance/store_backups.hpp"
 #include "kinds/cluster/managed_objects.hpp"
 #include "kinds/cluster/postgres_configuration.hpp"
 
@@ -100,6 +101,9 @@ struct Inputs {
   std::string reload_request;
   // The server certificate (spec.certificates); nullopt until its Secret exists (or can be read).
   std::optional<TlsMaterial> tls;
+  // Backup Jobs asking for a base backup to the object store (their Pods, running, oldest first); read
+  // only when this instance has a backup command.
+  std::vector<BackupRequest> backup_requests;
 };
 
 // What PostgreSQL is doing right now, as the Pod's annotations say it.
@@ -121,6 +125,8 @@ struct InstanceReport {
   // A primary: its replication slots, standbys (pg_stat_replication) and
   // archiver (pg_stat_archiver), as compact JSON; empty otherwise.
   std::string replication;
+  // StoreBackups::report(): what became of each backup request; empty when none.
+  std::string backup_requests;
   bool operator==(const InstanceReport&) const = default;
 };
 

@@ -1,12 +1,16 @@
 #include "instance/instance_manager.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "instance/credentials_check.hpp"
@@ -15,6 +19,7 @@
 #include "instance/wal_archive_owner.hpp"
 #include "kinds/cluster/cluster_names.hpp"
 #include "kinds/cluster/tls_certificates.hpp"
+#include "process/child_process.hpp"
 
 namespace opctl::instance {
 namespace {
@@ -30,6 +35,25 @@ using SteadyClock = std::chrono::steady_clock;
 // standby that stopped streaming keeps: candidates compare timelines).
 constexpr const char* k_primary_timeline_sql =
     "('x' || substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8))::bit(32)::int";
+
+// What a barman-cloud tool said when it failed: its last ERROR line (they end a failure with one), else its
+// last line, on one line and short enough for an annotation.
+std::string tool_failure(const std::string& tool, const process::ProcessResult& result) {
+  if (result.timed_out) return tool + " did not finish within 60 s";
+  if (result.exec_error != 0) return tool + " is not in the instance image";
+  std::string last, last_error, line;
+  std::istringstream lines(result.err + "\n" + result.out);
+  while (std::getline(lines, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    last = line;
+    if (line.find("ERROR") != std::string::npos) last_error = line;
+  }
+  std::string said = last_error.empty() ? last : last_error;
+  for (char& c : said)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  if (said.size() > 300) said = said.substr(0, 300) + "...";
+  return fmt::format("{} exited with status {}{}", tool, result.exit_code, said.empty() ? "" : ": " + said);
+}
 
 void write_private_file(const std::string& path, const std::string& content) {
   std::string temporary = path + ".new";
@@ -702,6 +726,19 @@ void InstanceManager::serve_primary(const Inputs& inputs, const LocalState& loca
   sync_slots(db, inputs);
   sync_standby_names(db, inputs, local.timeline);
   if (!identity_.wal_archive_dir.empty()) check_wal_archive(db, inputs);
+  if (!identity_.wal_archive_command.empty()) check_store_archive(inputs, local.timeline);
+  if (store_backups_.enabled()) {
+    // A base backup waits for its WAL to be archived (pg_backup_stop): none starts while the archive is not
+    // usable.
+    std::string blocked = !archive_problem_.empty() ? "the WAL archive is not usable: " + archive_problem_
+                          : !fs::exists(archive_allowed_path(identity_))
+                              ? std::string("the WAL archive is not checked yet")
+                              : std::string();
+    store_backups_.step(
+        inputs.backup_requests,
+        {"--host", socket_dir(identity_), "--port", std::to_string(identity_.port), "--user", k_superuser},
+        blocked, SteadyClock::now());
+  }
   read_replication(db);
   ready_ = synced_credentials_.has_value();
   // After opctl's own roles and database: a managed database may be owned by the application owner.
@@ -863,6 +900,74 @@ void InstanceManager::check_wal_archive(PgConnection& db, const Inputs& inputs) 
   if (!fs::exists(allowed)) write_private_file(allowed, self.describe() + "\n");
 }
 
+// The object store holds no owner file opctl could trust as the directory
+// archive does, so the claim lives in PGDATA: `opctl-wal-archive` names the
+// Cluster (uid) that passed barman-cloud-check-wal-archive for this archive.
+// A replica cloned from the primary carries it. Without it (a replica cloned
+// before the first check, now promoted), the check runs from the current
+// timeline: this Cluster's own WAL on earlier timelines does not fail it.
+// With another Cluster's (a restore: its data directory is the source's), the
+// check runs from timeline 1, so an archive holding any WAL is refused: a
+// restored Cluster never archives into its source's archive.
+void InstanceManager::check_store_archive(const Inputs& inputs, const std::string& timeline) {
+  if (inputs.cluster_uid.empty()) return;  // not known yet: nothing is archived until it is
+  std::string allowed = archive_allowed_path(identity_);
+  std::string marker_path = identity_.pgdata + "/opctl-wal-archive";
+  std::string claim = fmt::format("{} {}\n", inputs.cluster_uid, fmt::join(identity_.wal_archive_check, " "));
+  std::string marker;
+  if (std::ifstream in(marker_path); in) marker.assign(std::istreambuf_iterator<char>(in), {});
+  if (marker == claim) {
+    archive_problem_.clear();
+    if (!fs::exists(allowed)) write_private_file(allowed, claim);
+    return;
+  }
+  fs::remove(allowed);
+  auto now = SteadyClock::now();
+  if (store_check_after_ && now < *store_check_after_) return;
+  // First the store itself: barman-cloud-backup-list fails on wrong keys, an endpoint it cannot reach and a
+  // bucket that does not exist (the check below passes on a missing bucket, and archiving would create one,
+  // without the policies its owner gives buckets).
+  std::vector<std::string> probe = identity_.wal_archive_check;
+  probe.front() = "barman-cloud-backup-list";
+  probe.insert(probe.end() - 2, {"--format", "json"});
+  std::vector<std::string> check = identity_.wal_archive_check;
+  std::string from_timeline = marker.empty() && !timeline.empty() ? timeline : "1";
+  check.insert(check.begin() + 1, {"--timeline", from_timeline});
+  std::string destination = fmt::format("{} (server {})", identity_.wal_archive_check.end()[-2],
+                                        identity_.wal_archive_check.back());
+  for (const std::vector<std::string>* step : {&probe, &check}) {
+    const std::vector<std::string>& argv = *step;
+    process::ProcessOptions limits;
+    limits.timeout = std::chrono::seconds(60);
+    limits.max_output = std::size_t{1} << 20;
+    process::ProcessResult result = process::run_process(argv, limits);
+    if (result.exit_code == 0) continue;
+    store_check_after_ = now + std::chrono::minutes(1);
+    archive_problem_ = fmt::format(
+        "the WAL archive {} cannot be used: {}{}; nothing is archived, and WAL stays in pg_wal (checked "
+        "again "
+        "in a minute)",
+        destination, tool_failure(argv.front(), result),
+        step == &check && !marker.empty() ? " (this data directory was another Cluster's: a restored Cluster "
+                                            "never archives where its source's WAL is)"
+                                          : "");
+    return;
+  }
+  write_private_file(marker_path, claim);
+  write_private_file(allowed, claim);
+  archive_problem_.clear();
+  store_check_after_.reset();
+}
+
+void InstanceManager::reap_children() {
+  while (true) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) return;
+    if (!store_backups_.reaped(pid, status)) server_.reaped(pid, status);
+  }
+}
+
 InstanceManager::LocalState InstanceManager::read_local_state() const {
   PgConnection db = tools_.connect_local();
   return read_state(db);
@@ -926,6 +1031,8 @@ void InstanceManager::send_report(const std::optional<LocalState>& local) {
     report.timeline = local->timeline;
     report.replication = replication_;
   }
+  // Whatever the role now: a backup Job waits for the outcome its primary last reported.
+  report.backup_requests = store_backups_.report();
   if (report.role == "primary")
     report.managed = managed_.report();
   else

@@ -35,6 +35,7 @@
 #include "instance/managed_sync.hpp"
 #include "instance/postgres_server.hpp"
 #include "instance/postgres_tools.hpp"
+#include "instance/store_backups.hpp"
 
 namespace opctl::instance {
 
@@ -71,6 +72,9 @@ class InstanceManager {
   // The Pod is being deleted (as last observed): the caller shuts down as on SIGTERM.
   bool being_deleted() const { return inputs_ && inputs_->being_deleted; }
   PostgresServer& server() { return server_; }
+  // Reaps every exited child without blocking (PID 1 inherits orphans too): the server, a base backup,
+  // anything else.
+  void reap_children();
 
  private:
   struct LocalState {
@@ -127,6 +131,8 @@ class InstanceManager {
   // Lets archive_command copy into the WAL archive only while it is this Cluster's (claiming it when
   // unmarked).
   void check_wal_archive(PgConnection& db, const Inputs& inputs);
+  // The same for an object store: barman-cloud-check-wal-archive, once per Cluster (marked in PGDATA).
+  void check_store_archive(const Inputs& inputs, const std::string& timeline);
   LocalState read_local_state() const;
   static LocalState read_state(PgConnection& db);
   bool primary_answers() const;
@@ -158,6 +164,7 @@ class InstanceManager {
   PostgresTools tools_;
   PostgresServer server_;
   ManagedSync managed_{tools_};  // spec.managed, applied while this instance is the primary
+  StoreBackups store_backups_{identity_.backup_command, identity_.run_dir + "/store-backup.log"};
 
   std::optional<Inputs> inputs_;  // the last inputs read
   std::string replication_;       // read_replication()'s JSON text; empty until read
@@ -166,6 +173,8 @@ class InstanceManager {
   std::optional<Credentials> usable_credentials_;  // the last observed credentials that passed the checks
   std::string credentials_problem_;                // why the observed ones did not, reported
   std::string archive_problem_;                    // why nothing is archived, reported
+  // When check_store_archive may run the check again after it failed (at most once a minute).
+  std::optional<std::chrono::steady_clock::time_point> store_check_after_;
   std::string lease_problem_;       // why this instance does not take the Lease, when a failover waits
   std::string switchover_problem_;  // why a switchover waits
   std::string fencing_problem_;     // why opctl.io/fenced-instances cannot be read, reported

@@ -132,6 +132,25 @@ std::optional<TlsMaterial> KubeEnvironment::read_tls(const Json& cluster_spec) {
   return material;
 }
 
+std::vector<BackupRequest> KubeEnvironment::read_backup_requests() {
+  auto pods = kube::core_v1_resource("Pod", "pods", true);
+  kube::ListOptions options;
+  options.label_selector = fmt::format("{}={}", names::k_backup_request_label, identity_.cluster);
+  std::vector<Json> items = client_.list(pods, identity_.namespace_name, options);
+  std::vector<std::pair<std::string, BackupRequest>> requests;
+  for (const auto& pod : items) {
+    if (pod["metadata"].contains("deletionTimestamp") || text_at(pod, "/status/phase") != "Running") continue;
+    requests.push_back({text_at(pod, "/metadata/creationTimestamp") + " " + text_at(pod, "/metadata/name"),
+                        {text_at(pod, "/metadata/name"), text_at(pod, "/metadata/uid")}});
+  }
+  std::sort(requests.begin(), requests.end(),
+            [](const auto& left, const auto& right) { return left.first < right.first; });
+  std::vector<BackupRequest> out;
+  for (auto& [order, request] : requests)
+    out.push_back(std::move(request));
+  return out;
+}
+
 Inputs KubeEnvironment::observe() {
   auto pods = kube::core_v1_resource("Pod", "pods", true);
   kube::ListOptions options;
@@ -211,6 +230,11 @@ Inputs KubeEnvironment::observe() {
   inputs.credentials = credentials_;
   inputs.role_passwords = role_passwords_;
   inputs.tls = tls_;
+  if (!identity_.backup_command.empty() && now - backup_requests_read_at_ > 5s) {
+    backup_requests_ = read_backup_requests();
+    backup_requests_read_at_ = now;
+  }
+  inputs.backup_requests = backup_requests_;
   return inputs;
 }
 
@@ -226,7 +250,8 @@ void KubeEnvironment::report(const InstanceReport& report) {
       reported_ && reported_->role == report.role && reported_->error == report.error &&
       reported_->config_hash == report.config_hash && reported_->pending_restart == report.pending_restart &&
       reported_->pending_decrease == report.pending_decrease && reported_->streaming == report.streaming &&
-      reported_->timeline == report.timeline && reported_->managed == report.managed;
+      reported_->timeline == report.timeline && reported_->managed == report.managed &&
+      reported_->backup_requests == report.backup_requests;
   if (!relabel && only_positions && now - reported_at_ < 2s) return;
   auto value = [](const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); };
   Json annotations = {
@@ -243,6 +268,7 @@ void KubeEnvironment::report(const InstanceReport& report) {
       {names::k_pending_decrease_annotation, value(report.pending_decrease)},
       {names::k_managed_status_annotation, value(report.managed)},
       {names::k_replication_annotation, value(report.replication)},
+      {names::k_backup_requests_annotation, value(report.backup_requests)},
       {names::k_reported_at_annotation, kinds::format_time(std::chrono::system_clock::now())}};
   kube::PatchOptions options;
   options.field_manager = k_field_manager;

@@ -33,12 +33,17 @@ class KubeEnvironment : public InstanceEnvironment {
   // The server certificate's Secret(s) the Cluster's spec.certificates names; nullopt while absent
   // or not readable yet (a Role from before TLS), and the last one read is kept meanwhile.
   std::optional<TlsMaterial> read_tls(const model::Json& cluster_spec);
+  // The backup Jobs' Pods asking for a base backup (store_backups.hpp), oldest first.
+  std::vector<BackupRequest> read_backup_requests();
 
   kube::ApiClient& client_;
   InstanceIdentity identity_;
   std::optional<Credentials> credentials_;
   std::optional<TlsMaterial> tls_;
   std::chrono::steady_clock::time_point credentials_read_at_{};
+  // Read every few seconds, not every step: a backup waits seconds anyway, and every instance lists.
+  std::vector<BackupRequest> backup_requests_;
+  std::chrono::steady_clock::time_point backup_requests_read_at_{};
   std::map<std::string, RolePassword> role_passwords_;  // read with the credentials, every 10 s
   std::optional<InstanceReport> reported_;
   std::string role_label_;  // this Pod's opctl.io/role label as last seen or written

@@ -93,6 +93,17 @@ std::string archive_command(const std::string& directory, const std::string& all
       dir, shell_quote(allowed));
 }
 
+std::string store_archive_command(const std::vector<std::string>& argv, const std::string& allowed) {
+  std::string command = "test -f " + shell_quote(allowed) + " &&";
+  for (const auto& word : argv) {
+    std::string escaped;
+    for (char c : word)
+      escaped += c == '%' ? std::string("%%") : std::string(1, c);
+    command += " " + shell_quote(escaped);
+  }
+  return command + " %p";
+}
+
 std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool standby,
                                           const std::string& ssl_root_certificate) {
   std::vector<std::string> command = {"postgres", "-D", identity.pgdata};
@@ -126,6 +137,13 @@ std::vector<std::string> postgres_command(const InstanceIdentity& identity, bool
     set("archive_mode", "on");
     set("archive_timeout", "60s");
     set("archive_command", archive_command(identity.wal_archive_dir, archive_allowed_path(identity)));
+  } else if (!identity.wal_archive_command.empty()) {
+    // barman-cloud-wal-archive uploads the segment (and retries its own requests); a failure leaves the
+    // segment in pg_wal, and PostgreSQL retries it.
+    set("archive_mode", "on");
+    set("archive_timeout", "60s");
+    set("archive_command",
+        store_archive_command(identity.wal_archive_command, archive_allowed_path(identity)));
   }
   if (standby) {
     set("primary_conninfo",

@@ -68,6 +68,10 @@ std::string shell_quote(const std::string& text);
 // It fails too while `allowed` (a file the manager writes once it has checked
 // that the archive belongs to this Cluster) does not exist.
 std::string archive_command(const std::string& directory, const std::string& allowed);
+// The archive_command running `argv` (barman-cloud-wal-archive and its
+// options) with the segment's path appended, under the same `allowed` file;
+// a literal % in a word is written %% (archive_command expands %p, %f).
+std::string store_archive_command(const std::vector<std::string>& argv, const std::string& allowed);
 // The file archive_command requires: in the run directory, never in PGDATA.
 std::string archive_allowed_path(const InstanceIdentity& identity);
 

@@ -17,13 +17,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -184,28 +182,7 @@ func runS3(name string, args []string) int {
 	cmd := exec.Command(gateway, argv...)
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+settings.AccessKeyID,
 		"ROOT_SECRET_ACCESS_KEY="+settings.SecretAccessKey)
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	// The gateway must not outlive this process, even when it is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "testenv %s: %v\n", name, err)
-		return 1
-	}
-	go func() {
-		for s := range signals {
-			_ = cmd.Process.Signal(s)
-		}
-	}()
-	err = cmd.Wait()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode()
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "testenv %s: %v\n", name, err)
-		return 1
-	}
-	return 0
+	return supervise(name, cmd)
 }

@@ -21,7 +21,12 @@ func runSupervised(name string, args []string) int {
 		fmt.Fprintf(os.Stderr, "testenv: no program for component %q\n", name)
 		return 2
 	}
-	cmd := exec.Command(path, args...)
+	return supervise(name, exec.Command(path, args...))
+}
+
+// supervise runs cmd as a child on our stdout and stderr, forwards
+// SIGTERM/SIGINT to it, and returns its exit code.
+func supervise(name string, cmd *exec.Cmd) int {
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)

@@ -1,6 +1,7 @@
 #include "kinds/backup/backup_job.hpp"
 
 #include "kinds/cluster/cluster_annotations.hpp"
+#include "kinds/cluster/cluster_names.hpp"
 #include "kinds/kind_reconciler.hpp"
 #include "kinds/postgres_image.hpp"
 
@@ -191,7 +192,48 @@ done
 )script";
 }
 
+std::string store_service_account(const std::string& backup_name) {
+  return store_backup_service_account(backup_name);
+}
+
+std::vector<Json> store_job_rbac(const JobInput& input) {
+  // The Job reads the Cluster's Pods (the primary's answer) and nothing else: no Secret (the store's keys
+  // come through secretKeyRef, which the kubelet resolves), no write.
+  std::string name = store_service_account(input.backup_name);
+  Json labels = {{k_backup_label, input.backup_name}};
+  Json metadata = {{"name", name}, {"namespace", input.namespace_name}, {"labels", labels}};
+  return {
+      {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", metadata}},
+      {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+       {"kind", "Role"},
+       {"metadata", metadata},
+       {"rules", Json::array({{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get", "list"}}}})}},
+      {{"apiVersion", "rbac.authorization.k8s.io/v1"},
+       {"kind", "RoleBinding"},
+       {"metadata", metadata},
+       {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", name}}},
+       {"subjects",
+        Json::array({{{"kind", "ServiceAccount"}, {"name", name}, {"namespace", input.namespace_name}}})}}};
+}
+
+namespace {
+
+// A Backup to an object store: the Job's Pod asks the Cluster's primary, which runs barman-cloud-backup where
+// PGDATA is (store_backups.hpp), and then applies the retention to the store (store_backup_job.hpp).
+Json store_job_spec(const JobInput& input, const ObjectStore& store) {
+  Json pod =
+      store_backup_pod_template(store, {input.backup_name, input.spec.cluster, input.image, input.run_as.uid,
+                                        input.run_as.gid, input.spec.keep, input.spec.max_age});
+  pod["metadata"]["labels"][k_backup_label] = input.backup_name;
+  pod["metadata"]["labels"][k_owner_uid_label] = input.backup_uid;
+  // No retry: a second backup for a failed one waits for the next schedule, as a failure stays visible.
+  return {{"backoffLimit", 0}, {"template", std::move(pod)}};
+}
+
+}  // namespace
+
 Json job_spec(const JobInput& input) {
+  if (input.spec.target.object_store) return store_job_spec(input, *input.spec.target.object_store);
   Json container = {{"name", "backup"},
                     {"image", input.image},
                     {"command", {"/bin/sh", "-c", backup_script()}},

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kinds/backup/backup_spec.hpp"
 #include "kinds/postgres_image.hpp"
@@ -59,6 +60,11 @@ model::Json job_spec(const JobInput& input);
 model::Json cron_job(const JobInput& input);
 // A Job running one backup now; `trigger` is once or manual.
 model::Json backup_job(const JobInput& input, const std::string& name, const std::string& trigger);
+
+// A Backup to an object store: its Job runs as <backup>-backup, which may only read Pods (the primary's
+// answer); the ServiceAccount, its Role and RoleBinding.
+std::string store_service_account(const std::string& backup_name);
+std::vector<model::Json> store_job_rbac(const JobInput& input);
 
 // The shell script the container runs (see the file comment).
 std::string backup_script();

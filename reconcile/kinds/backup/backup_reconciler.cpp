@@ -113,6 +113,16 @@ class Pass {
       return degraded(
           previous_, "ClusterNotFound",
           fmt::format("Cluster \"{}\" not found in namespace {}", spec_.cluster, input_.namespace_name));
+    // A base backup in a store is taken by the primary, which archives its WAL there: without that archive
+    // it could not finish (pg_backup_stop waits for the archiver) nor restore anything.
+    // A suspended one is kept for what the store holds (restores), whatever its Cluster archives to now.
+    bool would_back_up = spec_.schedule ? !spec_.suspend : !previous_.contains("lastSuccessfulTime");
+    if (spec_.target.object_store && would_back_up && wal_archive_backup_of(*cluster) != input_.backup_name)
+      return degraded(previous_, "WalArchiveRequired",
+                      fmt::format("Cluster {} must archive its WAL to this Backup's object store (its "
+                                  "spec.walArchive.backup: {}): a base backup there needs its WAL beside it",
+                                  spec_.cluster, input_.backup_name));
+    cluster_ = cluster;
     input_.image = cluster_image(cluster, default_image_);
     input_.run_as = cluster_run_as(cluster);
     hibernated_ = cluster_hibernated(cluster);
@@ -124,6 +134,11 @@ class Pass {
   }
 
  private:
+  static std::string wal_archive_backup_of(const Json& cluster) {
+    Json::json_pointer at("/spec/walArchive/backup");
+    return cluster.contains(at) && cluster[at].is_string() ? cluster[at].get<std::string>() : std::string();
+  }
+
   const Json* find_cluster() const {
     for (const auto& object : observed_.related)
       if (object.value("kind", "") == k_cluster_kind.kind && meta(object, "name") == spec_.cluster)
@@ -150,6 +165,9 @@ class Pass {
   std::string once_name() const { return input_.backup_name + "-once"; }
 
   void desire_children() {
+    if (spec_.target.object_store)
+      for (auto& object : store_job_rbac(input_))
+        result_.children.push_back(std::move(object));
     if (spec_.schedule) {
       Json cron = cron_job(input_);
       // Suspended while the Cluster hibernates, as the spec's own suspend: nothing to back up.
@@ -181,6 +199,14 @@ class Pass {
       if (run.state == RunState::succeeded) keep_later(last_success, run.finished);
     }
     Json& status = result_.status;
+    // What the Cluster archiving here last reported (its status.walArchive), when it archives here.
+    Json::json_pointer archive("/status/walArchive");
+    if (cluster_ != nullptr && cluster_->contains(archive) && (*cluster_)[archive].is_object() &&
+        (*cluster_)[archive].value("backup", "") == input_.backup_name) {
+      const Json& archiver = (*cluster_)[archive];
+      if (archiver.contains("lastArchivedWal")) status["lastArchivedWal"] = archiver["lastArchivedWal"];
+      if (archiver.contains("lastArchivedTime")) status["lastArchivedTime"] = archiver["lastArchivedTime"];
+    }
     if (last_schedule) status["lastScheduleTime"] = format_time(*last_schedule);
     if (last_success) status["lastSuccessfulTime"] = format_time(*last_success);
     write_artifacts(status);
@@ -261,8 +287,9 @@ class Pass {
 
   const Observed& observed_;
   TimePoint now_;
-  std::string default_image_;  // of a Cluster without spec.imageName, resolved
-  bool hibernated_ = false;    // the Cluster hibernates: no backup Job starts
+  std::string default_image_;      // of a Cluster without spec.imageName, resolved
+  bool hibernated_ = false;        // the Cluster hibernates: no backup Job starts
+  const Json* cluster_ = nullptr;  // the live Cluster, once found
   Json previous_;
   BackupSpec spec_;
   JobInput input_;
@@ -290,8 +317,14 @@ model::GroupVersionKind BackupReconciler::kind() const {
 }
 
 std::vector<model::GroupVersionKind> BackupReconciler::child_kinds() const {
-  // Pods: the backup Pods' termination messages list the artifacts.
-  return {{"batch", "v1", "CronJob"}, {"batch", "v1", "Job"}, {"", "v1", "Pod"}};
+  // Pods: the backup Pods' termination messages list the artifacts. The RBAC: an object store's Job reads
+  // the Cluster's Pods.
+  return {{"batch", "v1", "CronJob"},
+          {"batch", "v1", "Job"},
+          {"", "v1", "Pod"},
+          {"", "v1", "ServiceAccount"},
+          {"rbac.authorization.k8s.io", "v1", "Role"},
+          {"rbac.authorization.k8s.io", "v1", "RoleBinding"}};
 }
 
 std::vector<RelatedRef> BackupReconciler::related(const Json& parent) const {

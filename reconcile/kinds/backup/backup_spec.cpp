@@ -2,6 +2,7 @@
 
 #include "kinds/cron/cron_schedule.hpp"
 #include "kinds/kind_time.hpp"
+#include "kinds/object_store.hpp"
 
 namespace opctl::kinds::backup {
 namespace {
@@ -10,6 +11,9 @@ using model::Json;
 using schema::Schema;
 
 const char* k_dns_label = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
+const char* k_dns_subdomain = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+// An S3 bucket name (3-63 lower-case letters, digits, dots, hyphens), then an optional path.
+const char* k_s3_destination = "^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^ ]*)?$";
 
 std::string check_cron(const Json& value) {
   try {
@@ -33,6 +37,56 @@ std::string check_age(const Json& value) {
   return parse_age(value.get<std::string>()) ? "" : "must be a duration such as 30d, 12h, 2w or 1d12h";
 }
 
+Schema secret_key_schema(const char* what) {
+  return Schema::object()
+      .describe(what)
+      .field("name",
+             Schema::string()
+                 .pattern(k_dns_subdomain, "a Secret name")
+                 .describe("A Secret in the Backup's namespace"),
+             true)
+      .field("key",
+             Schema::string().pattern("^[-._a-zA-Z0-9]+$", "a Secret key").describe("The key in its data"),
+             true);
+}
+
+Schema barman_options_schema(const char* what) {
+  return Schema::object()
+      .describe(what)
+      .field("compression", Schema::string()
+                                .enumerate({"gzip", "bzip2", "snappy"})
+                                .describe("Compress before upload (default: none)"))
+      .field("encryption", Schema::string()
+                               .enumerate({"AES256", "aws:kms"})
+                               .describe("Server-side encryption the store applies (default: the bucket's)"));
+}
+
+Schema object_store_schema() {
+  return Schema::object()
+      .describe(
+          "An S3-compatible object store, written with Barman Cloud: base backups and the WAL archive under "
+          "<destinationPath>/<cluster>/")
+      .field("destinationPath",
+             Schema::string()
+                 .pattern(k_s3_destination, "s3://<bucket>[/<path>]")
+                 .describe("s3://<bucket>[/<path>]; the bucket must exist"),
+             true)
+      .field("endpointURL", Schema::string()
+                                .pattern("^https?://[^ /?#]+(/[^ ?#]*)?$", "an http:// or https:// URL")
+                                .describe("The S3 endpoint (default: AWS's for the region)"))
+      .field("region", Schema::string().describe("The region (AWS_DEFAULT_REGION)"))
+      .field("endpointCA",
+             secret_key_schema("A Secret key holding the PEM bundle that signs the endpoint's certificate"))
+      .field("s3Credentials",
+             Schema::object()
+                 .describe("The access key, from a Secret; never copied into any object opctl writes")
+                 .field("accessKeyId", secret_key_schema("The access key id"), true)
+                 .field("secretAccessKey", secret_key_schema("The secret access key"), true),
+             true)
+      .field("data", barman_options_schema("Base backups (barman-cloud-backup)"))
+      .field("wal", barman_options_schema("The WAL archive (barman-cloud-wal-archive)"));
+}
+
 }  // namespace
 
 Schema spec_schema() {
@@ -44,12 +98,14 @@ Schema spec_schema() {
                  Schema::string().check(check_age).describe("Keep no backup older than this: 30d, 12h, 2w"));
   auto target =
       Schema::object()
-          .describe("Where backup files are written: /backups/<backup name>/<timestamp> on this volume")
+          .describe(
+              "Where backups are written: /backups/<backup name>/<timestamp> on a volume, or an object store")
           .field("pvc", Schema::string()
                             .pattern(k_dns_label, "a PersistentVolumeClaim name")
                             .describe("A PersistentVolumeClaim in the Backup's namespace"))
           .field("volume", Schema::free_form().describe("Any Pod volume source (nfs, hostPath, csi, ...)"))
-          .exactly_one_of({"pvc", "volume"});
+          .field("objectStore", object_store_schema())
+          .exactly_one_of({"pvc", "volume", "objectStore"});
   return Schema::object()
       .describe("A PostgreSQL backup of a Cluster: one now, or on a schedule")
       .field("cluster",
@@ -97,6 +153,10 @@ Schema status_schema() {
                            "newest first (cut short when more than fit in a termination message)"))
       .field("artifactCount", Schema::integer().describe(
                                   "How many artifacts were on the volume after the last successful backup"))
+      .field("lastArchivedWal",
+             Schema::string().describe("The last WAL segment the Cluster archived to this Backup's target "
+                                       "(its spec.walArchive names this Backup)"))
+      .field("lastArchivedTime", time("When it was archived"))
       .field("conditions", schema::conditions_schema());
 }
 
@@ -120,6 +180,11 @@ std::vector<schema::Issue> check_spec(const Json& spec) {
   if (spec.is_null()) return {{"/spec", "spec", "missing required field"}};
   static const Schema checked = spec_schema();  // built once, only read: its patterns compile to RE2 programs
   checked.validate(spec, "/spec", "spec", issues);
+  // Barman Cloud takes physical backups only.
+  if (spec.is_object() && spec.value("method", "") == "pg_dump" && read_object_store(spec))
+    issues.push_back({"/spec/method", "spec.method",
+                      "pg_dump cannot write to an object store (Barman Cloud takes physical backups): use "
+                      "pg_basebackup, or a volume target"});
   return issues;
 }
 
@@ -142,6 +207,7 @@ BackupSpec read_spec(const Json& spec) {
   const Json& target = spec.value("target", Json::object());
   result.target.pvc = target.value("pvc", "");
   if (target.contains("volume") && target["volume"].is_object()) result.target.volume = target["volume"];
+  result.target.object_store = read_object_store(spec);
   return result;
 }
 

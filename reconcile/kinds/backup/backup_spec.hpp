@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kinds/object_store.hpp"
 #include "kinds/schema/schema.hpp"
 #include "model/object.hpp"
 
@@ -20,7 +21,8 @@ inline constexpr std::size_t k_max_name_length = 48;
 
 struct BackupTarget {
   std::string pvc;                             // a PersistentVolumeClaim's name, or
-  model::Json volume = model::Json::object();  // any Pod volume source
+  model::Json volume = model::Json::object();  // any Pod volume source, or
+  std::optional<ObjectStore> object_store;     // an S3-compatible bucket (Barman Cloud)
 };
 
 struct BackupSpec {

@@ -29,6 +29,11 @@ std::optional<Json> backup_target_volume(const Json& backup) {
   return std::nullopt;
 }
 
+std::optional<ObjectStore> backup_object_store(const Json& backup) {
+  if (!backup.contains("spec")) return std::nullopt;
+  return read_object_store(backup["spec"]);
+}
+
 BackupReadiness backup_readiness(const Json& backup) {
   Json::json_pointer last_success("/status/lastSuccessfulTime");
   if (backup.contains(last_success) && backup[last_success].is_string() &&
@@ -44,8 +49,10 @@ BackupReadiness backup_readiness(const Json& backup) {
     const Json* condition = find_condition(backup, type);
     if (condition == nullptr || condition->value("status", "") != "True") continue;
     // A Backup whose Cluster is gone still holds what was written before,
-    // the Cluster's final backup above all.
-    if (condition->value("reason", "") == "ClusterNotFound") break;
+    // the Cluster's final backup above all; so does a store Backup whose
+    // Cluster (another one of the same name, a restore) archives elsewhere.
+    std::string reason = condition->value("reason", "");
+    if (reason == "ClusterNotFound" || reason == "WalArchiveRequired") break;
     return {BackupState::failed, condition->value("message", condition->value("reason", "failed"))};
   }
   return {

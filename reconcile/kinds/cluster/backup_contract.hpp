@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kinds/kind_reconciler.hpp"
+#include "kinds/object_store.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kinds::cluster {
@@ -25,6 +26,9 @@ std::string wal_archive_directory(const std::string& backup);
 // name), spec.target.persistentVolumeClaim.claimName, or spec.target.volume
 // (any volume source). nullopt when the Backup names none of them.
 std::optional<model::Json> backup_target_volume(const model::Json& backup);
+
+// The object store of the Backup's target (spec.target.objectStore); nullopt for a volume.
+std::optional<ObjectStore> backup_object_store(const model::Json& backup);
 
 // usable: a backup succeeded (status.lastSuccessfulTime). pending: nothing
 // succeeded yet and one is on its way (or the Backup was never reconciled):

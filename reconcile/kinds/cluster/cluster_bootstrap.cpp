@@ -13,6 +13,23 @@ namespace opctl::kinds::cluster {
 
 using model::Json;
 
+namespace {
+
+RestoreJobOptions restore_options(int serial, const std::string& backup_name, const Json& backup) {
+  RestoreJobOptions options{serial, backup_name, Json(), std::nullopt, ""};
+  if (auto store = backup_object_store(backup)) {
+    options.store = std::move(store);
+    Json::json_pointer cluster("/spec/cluster");
+    options.source_cluster =
+        backup.contains(cluster) && backup[cluster].is_string() ? backup[cluster].get<std::string>() : "";
+  } else {
+    options.backup_volume = *backup_target_volume(backup);
+  }
+  return options;
+}
+
+}  // namespace
+
 bool ClusterPass::bootstrap() {
   bool recovering = status_.recovery ? status_.recovery->phase != "Completed"
                                      : !spec_.recovery_backup.empty() && status_.current_primary.empty();
@@ -65,7 +82,7 @@ bool ClusterPass::recover() {
   std::string name = instance_name(spec_.name, serial);
   plan_.new_instance = serial;
   plan_.new_instance_pod = false;
-  plan_.jobs.push_back(build_restore_job(spec_, {serial, backup_name, *backup_target_volume(*backup)}));
+  plan_.jobs.push_back(build_restore_job(spec_, restore_options(serial, backup_name, *backup)));
   status_.recovery = RecoveryStatus{backup_name, restore_job(spec_.name, serial), "Restoring", ""};
   set_target(name);
   plan_.primary = name;
@@ -99,8 +116,7 @@ bool ClusterPass::recovery_job_step(const Instance& first) {
       requeue(std::chrono::seconds(30));
       return true;
     }
-    plan_.jobs.push_back(
-        build_restore_job(spec_, {first.serial, recovery.backup, *backup_target_volume(*backup)}));
+    plan_.jobs.push_back(build_restore_job(spec_, restore_options(first.serial, recovery.backup, *backup)));
     recovery.phase = "Restoring";
     progress("Restoring", "Restoring",
              fmt::format("restoring Backup {} into {}", recovery.backup, first.name));

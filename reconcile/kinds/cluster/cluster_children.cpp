@@ -64,7 +64,18 @@ Json postgres_container(const ClusterSpec& spec, const PodTemplate& pod_template
   if (spec.scheduling.startup) container["startupProbe"] = health_probe(*spec.scheduling.startup);
   apply_monitoring_to_container(spec.monitoring, container);
   if (!spec.resources.empty()) container["resources"] = spec.resources;
-  if (pod_template.wal_archive) {
+  if (pod_template.wal_archive && pod_template.wal_archive->store) {
+    const ObjectStore& store = *pod_template.wal_archive->store;
+    container["env"].push_back(
+        env_value("OPCTL_WAL_ARCHIVE_COMMAND", Json(wal_archive_argv(store, spec.name)).dump()));
+    container["env"].push_back(
+        env_value("OPCTL_WAL_ARCHIVE_CHECK", Json(wal_archive_check_argv(store, spec.name)).dump()));
+    container["env"].push_back(
+        env_value("OPCTL_BACKUP_COMMAND", Json(store_backup_argv(store, spec.name)).dump()));
+    for (const auto& variable : object_store_env(store))
+      container["env"].push_back(variable);
+    if (auto mount = object_store_ca_mount(store)) container["volumeMounts"].push_back(*mount);
+  } else if (pod_template.wal_archive) {
     container["env"].push_back(env_value("OPCTL_WAL_ARCHIVE_DIR", pod_template.wal_archive->directory));
     container["volumeMounts"].push_back({{"name", "backups"}, {"mountPath", k_backup_mount}});
   }
@@ -136,7 +147,11 @@ PodTemplate pod_template(const ClusterSpec& spec, const std::string& image,
     inputs["customQueries"] = std::move(queries);
   }
   if (!spec.restarted_at.empty()) inputs["restartedAt"] = spec.restarted_at;
-  if (wal_archive)
+  if (wal_archive && wal_archive->store)
+    inputs["walArchive"] = {{"store", wal_archive_argv(*wal_archive->store, spec.name)},
+                            {"backup", store_backup_argv(*wal_archive->store, spec.name)},
+                            {"env", object_store_env(*wal_archive->store)}};
+  else if (wal_archive)
     inputs["walArchive"] = {{"directory", wal_archive->directory}, {"volume", wal_archive->volume}};
   return {image, model::sha256_hex(inputs.dump()).substr(0, 16), std::move(wal_archive)};
 }
@@ -155,7 +170,9 @@ Json build_pod(const ClusterSpec& spec, const PodTemplate& pod_template, const s
                       {{"path", "annotations"}, {"fieldRef", {{"fieldPath", "metadata.annotations"}}}}})}}}};
   Json volumes = Json::array(
       {pvc_volume("pgdata", instance), podinfo, {{"name", "run"}, {"emptyDir", {{"medium", "Memory"}}}}});
-  if (pod_template.wal_archive) {
+  if (pod_template.wal_archive && pod_template.wal_archive->store) {
+    if (auto ca = object_store_ca_volume(*pod_template.wal_archive->store)) volumes.push_back(std::move(*ca));
+  } else if (pod_template.wal_archive) {
     Json backups = pod_template.wal_archive->volume;
     backups["name"] = "backups";
     volumes.push_back(std::move(backups));

@@ -12,15 +12,18 @@
 #include <vector>
 
 #include "kinds/cluster/cluster_spec.hpp"
+#include "kinds/object_store.hpp"
 #include "model/object.hpp"
 
 namespace opctl::kinds::cluster {
 
 // Where the primary archives its WAL (spec.walArchive): a directory on a
-// Backup's target volume, mounted at /backups in every instance.
+// Backup's target volume, mounted at /backups in every instance, or the
+// Backup's object store (barman-cloud-wal-archive, the keys from its Secret).
 struct WalArchive {
-  std::string directory;  // wal_archive_directory(backup)
-  model::Json volume;     // the Pod volume source of the Backup's target
+  std::string directory;  // wal_archive_directory(backup); empty with a store
+  model::Json volume;     // the Pod volume source of the Backup's target; null with a store
+  std::optional<ObjectStore> store;
 };
 
 // What every instance Pod of one spec shares, and the hash that tells an

@@ -10,6 +10,60 @@ namespace {
 
 using model::Json;
 
+// From an object store: `opctl instance fetch-backup` chooses the base backup (the newest completed one, or
+// the newest that ended before the target) and fetches it with barman-cloud-restore, and the archive is
+// replayed (barman-cloud-wal-restore) to the target, or to its end without one (a base backup in the store
+// holds no WAL of its own), then the server promotes and stops: the instance starts from a finished recovery.
+constexpr const char* k_store_restore_script = R"sh(set -eu
+marker="$DATA_MOUNT/.opctl-restored"
+if [ -f "$marker" ]; then echo "already restored from $(cat "$marker")"; exit 0; fi
+# A database there is refused, unless an earlier attempt of this restore left it (it failed half-way).
+restoring="$DATA_MOUNT/.opctl-restoring"
+if [ -e "$PGDATA/PG_VERSION" ] && [ ! -f "$restoring" ]; then
+  echo "refusing to restore: $PGDATA already holds a database" >&2
+  exit 1
+fi
+touch "$restoring"
+rm -rf "$PGDATA"
+mkdir -p "$PGDATA"
+chmod 0700 "$PGDATA"
+backup_id=$(opctl instance fetch-backup)
+rm -f "$PGDATA/postmaster.pid"
+# barman-cloud-backup copies the server's configuration files into the backup: the instance manager's
+# postgresql.conf lands in PGDATA, where it would include itself and name the source's TLS files. Those lines go;
+# the new instance writes its own configuration around what is left.
+if grep -q '^# Written by opctl instance' "$PGDATA/postgresql.conf" 2>/dev/null; then
+  sed -i '/^include_if_exists /d; /^ssl/d' "$PGDATA/postgresql.conf"
+fi
+if [ -n "$TARGET_TIME" ]; then
+  set -- -c "recovery_target_time=$(echo "$TARGET_TIME" | sed 's/T/ /; s/Z$/+00/')" -c recovery_target_action=promote \
+    -c recovery_target_inclusive=on
+elif [ -n "$TARGET_LSN" ]; then
+  set -- -c "recovery_target_lsn=$TARGET_LSN" -c recovery_target_action=promote -c recovery_target_inclusive=on
+else
+  set --
+fi
+touch "$PGDATA/recovery.signal"
+echo "local all all trust" >/tmp/recovery_hba.conf
+echo "replaying the archive of $SOURCE_CLUSTER up to ${TARGET_TIME:-${TARGET_LSN:-its end}}"
+postgres -D "$PGDATA" -c listen_addresses= -c unix_socket_directories=/tmp -c port=5432 \
+  -c hba_file=/tmp/recovery_hba.conf -c shared_buffers=64MB -c archive_mode=off -c hot_standby=off -c ssl=off \
+  -c "max_wal_senders=$REPLICATION_LIMIT" -c "max_replication_slots=$REPLICATION_LIMIT" \
+  -c "restore_command=$RESTORE_COMMAND" "$@" &
+postmaster=$!
+until [ "$(psql -h /tmp -p 5432 -U postgres -d postgres -Atc 'SELECT pg_is_in_recovery()' 2>/dev/null)" = f ]; do
+  if ! kill -0 "$postmaster" 2>/dev/null; then
+    echo "PostgreSQL stopped before the end of recovery (is the archive of $SOURCE_CLUSTER complete?)" >&2
+    exit 1
+  fi
+  sleep 1
+done
+pg_ctl -D "$PGDATA" -m fast -w -t 300 stop
+echo "$BACKUP_NAME $backup_id" >"$marker"
+rm -f "$restoring"
+echo "restored base backup $backup_id and replayed the archive; promoted"
+)sh";
+
 constexpr const char* k_restore_script = R"sh(set -eu
 marker="$DATA_MOUNT/.opctl-restored"
 if [ -f "$marker" ]; then echo "already restored from $(cat "$marker")"; exit 0; fi
@@ -258,7 +312,36 @@ Json named_volume(const char* name, const Json& source) {
 
 }  // namespace
 
+namespace {
+
+Json build_store_restore_job(const ClusterSpec& spec, const RestoreJobOptions& options) {
+  const ObjectStore& store = *options.store;
+  std::string instance = instance_name(spec.name, options.serial);
+  Json env = Json::array(
+      {env_value("PGDATA", k_pgdata), env_value("DATA_MOUNT", k_data_mount),
+       env_value("BACKUP_NAME", options.backup), env_value("SOURCE_CLUSTER", options.source_cluster),
+       env_value("TARGET_TIME", spec.recovery_target_time), env_value("TARGET_LSN", spec.recovery_target_lsn),
+       env_value("REPLICATION_LIMIT", std::to_string(k_replication_limit)),
+       env_value("OPCTL_BACKUP_LIST", Json(backup_list_argv(store, options.source_cluster)).dump()),
+       env_value("OPCTL_RESTORE_COMMAND", Json(store_restore_argv(store, options.source_cluster)).dump()),
+       env_value("RESTORE_COMMAND", wal_restore_command(store, options.source_cluster))});
+  for (const auto& variable : object_store_env(store))
+    env.push_back(variable);
+  Json mounts = Json::array({mount("pgdata", k_data_mount)});
+  Json volumes = Json::array({pvc_volume("pgdata", instance)});
+  if (auto ca = object_store_ca_mount(store)) mounts.push_back(*ca);
+  if (auto ca = object_store_ca_volume(store)) volumes.push_back(*ca);
+  Json pod_spec = {
+      {"containers",
+       Json::array({script_container("restore", spec.image_name, k_store_restore_script, env, mounts)})},
+      {"volumes", std::move(volumes)}};
+  return job(spec, restore_job(spec.name, options.serial), "restore", std::move(pod_spec));
+}
+
+}  // namespace
+
 Json build_restore_job(const ClusterSpec& spec, const RestoreJobOptions& options) {
+  if (options.store) return build_store_restore_job(spec, options);
   std::string instance = instance_name(spec.name, options.serial);
   Json env = Json::array(
       {env_value("PGDATA", k_pgdata),
@@ -317,6 +400,24 @@ Json build_final_backup_job(const ClusterSpec& spec, const FinalBackupJobOptions
                                named_volume("backups", options.backup_volume)})}};
   Json out = job(spec, final_backup_job(spec.name), "final-backup", std::move(pod_spec));
   out["metadata"]["labels"][k_backup_label] = options.backup;
+  out["metadata"]["labels"]["opctl.io/backup-trigger"] = "final";
+  return out;
+}
+
+Json build_final_store_backup_job(const ClusterSpec& spec, const ObjectStore& store,
+                                  const std::string& backup, const std::string& image) {
+  Json pod = store_backup_pod_template(store, {backup,
+                                               spec.name,
+                                               image,
+                                               static_cast<int>(spec.postgres_uid),
+                                               static_cast<int>(spec.postgres_gid),
+                                               {},
+                                               {}});
+  Json out = job(spec, final_backup_job(spec.name), "final-backup", pod["spec"]);
+  // One attempt: a failure keeps the Cluster, and says why (delete the Job to retry).
+  out["spec"]["backoffLimit"] = 0;
+  out["spec"]["template"]["metadata"]["labels"].update(pod["metadata"]["labels"]);
+  out["metadata"]["labels"][k_backup_label] = backup;
   out["metadata"]["labels"]["opctl.io/backup-trigger"] = "final";
   return out;
 }

@@ -46,6 +46,11 @@ inline constexpr const char* k_pending_decrease_annotation = "opctl.io/pending-r
 inline constexpr const char* k_managed_status_annotation = "opctl.io/managed-status";
 // A primary's replication slots, standbys and archiver as JSON (opctl cluster status shows them).
 inline constexpr const char* k_replication_annotation = "opctl.io/replication";
+// The primary's answers to the backup Jobs that ask it for a base backup to the object store (JSON by
+// request Pod uid: pod, phase waiting|running|completed|failed, message).
+inline constexpr const char* k_backup_requests_annotation = "opctl.io/backup-requests";
+// On a backup Job's Pod: it asks the named Cluster's primary for a base backup to the object store.
+inline constexpr const char* k_backup_request_label = "opctl.io/backup-request";
 // When the manager last reported (RFC 3339, its clock): at least every 10 s
 // while it runs, so a pass can tell a live report from a stale one.
 inline constexpr const char* k_reported_at_annotation = "opctl.io/reported-at";

@@ -72,6 +72,7 @@ ReconcileResult ClusterPass::run() {
     if (instance.ready()) ++status_.ready_instances;
   }
   status_.instance_states = instance_states();
+  status_.wal_archive = wal_archive_status();
   status_.phase = plan_.phase;
   status_.phase_reason = plan_.phase_reason;
   result.status = status_.to_json();
@@ -131,11 +132,25 @@ PodTemplate ClusterPass::desired_template() const {
   return pod_template(spec_, effective_image(), wal_archive(problem));
 }
 
+Json ClusterPass::wal_archive_status() const {
+  if (spec_.wal_archive_backup.empty()) return nullptr;
+  Json out = {{"backup", spec_.wal_archive_backup}};
+  const Instance* primary = view_.find(status_.current_primary);
+  if (primary == nullptr || primary->pod == nullptr) return out;
+  Json report = Json::parse(annotation_of(*primary->pod, k_replication_annotation), nullptr, false);
+  if (!report.is_object() || !report.contains("archiver") || !report["archiver"].is_object()) return out;
+  for (const auto& [key, value] : report["archiver"].items())
+    if (!(value.is_string() && value.get<std::string>().empty())) out[key] = value;
+  return out;
+}
+
 std::optional<WalArchive> ClusterPass::wal_archive(BackupProblem& problem) const {
   if (spec_.wal_archive_backup.empty()) return std::nullopt;
   const Json* backup = backup_for(spec_.wal_archive_backup, "spec.walArchive", problem);
   if (backup == nullptr) return std::nullopt;
-  return WalArchive{wal_archive_directory(spec_.wal_archive_backup), *backup_target_volume(*backup)};
+  if (auto store = backup_object_store(*backup)) return WalArchive{"", Json(), std::move(store)};
+  return WalArchive{wal_archive_directory(spec_.wal_archive_backup), *backup_target_volume(*backup),
+                    std::nullopt};
 }
 
 std::vector<ReplicaReport> ClusterPass::replica_reports(const std::string& except) const {
@@ -165,6 +180,9 @@ const Json* ClusterPass::backup_for(const std::string& name, const std::string& 
     problem = {"BackupNotFound", fmt::format("Backup {} ({}) does not exist in namespace {}", name, purpose,
                                              spec_.namespace_name)};
     return nullptr;
+  }
+  if (backup_object_store(*backup)) {
+    return backup;
   }
   if (!backup_target_volume(*backup)) {
     problem = {"BackupTargetUnknown",

@@ -62,6 +62,9 @@ class ClusterPass {
  private:
   void reconcile_running();
   void finalize();
+  // status.walArchive: the Backup archived to and the primary's archiver (its last report).
+  model::Json wal_archive_status() const;
+  void final_store_backup(const ObjectStore& store, const std::string& primary, const std::string& job_name);
 
   // Each step returns true when it took this pass's step (later steps wait).
   bool bootstrap();

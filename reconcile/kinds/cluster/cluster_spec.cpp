@@ -290,6 +290,16 @@ Schema cluster_status_schema() {
                             Schema::integer().describe("the primary's position minus the replayed one"))
                      .field("streaming", Schema::boolean())
                      .field("error", Schema::string())))
+      .field("walArchive",
+             Schema::object()
+                 .describe("spec.walArchive's Backup and the primary's archiver, as it last reported")
+                 .field("backup", Schema::string())
+                 .field("archived", Schema::integer().describe("segments archived since the server started"))
+                 .field("lastArchivedWal", Schema::string())
+                 .field("lastArchivedTime", Schema::string().format("date-time"))
+                 .field("failed", Schema::integer().describe("failed attempts since the server started"))
+                 .field("lastFailedWal", Schema::string())
+                 .field("lastFailedTime", Schema::string().format("date-time")))
       .field("hibernated",
              Schema::boolean().describe("opctl.io/hibernation stopped the Pods; cleared once the primary "
                                         "serves again"))

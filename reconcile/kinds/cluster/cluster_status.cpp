@@ -129,6 +129,7 @@ Json ClusterStatus::to_json() const {
   }
   if (!managed_roles.is_null()) out["managedRolesStatus"] = managed_roles;
   if (!managed_databases.is_null()) out["managedDatabasesStatus"] = managed_databases;
+  if (!wal_archive.is_null()) out["walArchive"] = wal_archive;
   put(out, "phase", phase);
   put(out, "phaseReason", phase_reason);
   return out;

@@ -67,6 +67,9 @@ struct ClusterStatus {
   // nothing is managed.
   model::Json managed_roles;
   model::Json managed_databases;
+  // spec.walArchive's Backup and what the primary's archiver last reported (pg_stat_archiver); null without
+  // WAL archiving.
+  model::Json wal_archive;
 
   // Computed by every pass, written for users and `kubectl get`.
   int instances = 0;

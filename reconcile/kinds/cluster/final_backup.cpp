@@ -83,6 +83,10 @@ void ClusterPass::finalize() {
     requeue(std::chrono::seconds(30));
     return;
   }
+  if (auto store = backup_object_store(*backup)) {
+    final_store_backup(*store, primary, job_name);
+    return;
+  }
   for (const auto& [serial, member] : view_.instances) {
     if (member.pod == nullptr) continue;
     // Stop every instance first, so the copy is consistent; everything else stays listed.
@@ -98,6 +102,28 @@ void ClusterPass::finalize() {
                                                       *backup_target_volume(*backup), artifact_stamp(now_)}));
   progress("FinalBackup", "BackingUp",
            fmt::format("Job {} backs up {} into Backup {}", job_name, primary, spec_.final_backup));
+  requeue(std::chrono::seconds(10));
+}
+
+// To an object store the final backup is a base backup the running primary takes (barman-cloud-backup reads
+// a live PGDATA, and its WAL goes to the archive beside it), asked for by a Job like a Backup's own: the
+// instances keep running until it succeeded, then the garbage collector stops them.
+void ClusterPass::final_store_backup(const ObjectStore& store, const std::string& primary,
+                                     const std::string& job_name) {
+  if (spec_.wal_archive_backup != spec_.final_backup) {
+    block("FinalBackup", "FinalBackupNeedsWalArchive",
+          fmt::format(
+              "Backup {} writes to an object store, where a base backup needs the Cluster's WAL archive "
+              "beside it, but spec.walArchive names {}; the Cluster stays: {}",
+              spec_.final_backup, spec_.wal_archive_backup.empty() ? "none" : spec_.wal_archive_backup,
+              k_skip_hint));
+    return;
+  }
+  status_.final_backup->phase = "Running";
+  plan_.jobs.push_back(build_final_store_backup_job(spec_, store, spec_.final_backup, status_.data_image));
+  progress(
+      "FinalBackup", "BackingUp",
+      fmt::format("Job {} asks {} for a base backup into Backup {}", job_name, primary, spec_.final_backup));
   requeue(std::chrono::seconds(10));
 }
 

@@ -82,6 +82,28 @@ TEST_CASE("with a WAL archive directory the primary archives each segment there,
   CHECK(shell_quote("it's") == "'it'\\''s'");
 }
 
+TEST_CASE(
+    "with an object-store archive the primary runs barman-cloud-wal-archive, once the archive is checked",
+    "[instance]") {
+  InstanceIdentity identity;
+  identity.name = "db-1";
+  identity.pgdata = "/data/pgdata";
+  identity.run_dir = "/run/opctl";
+  identity.wal_archive_command = {"barman-cloud-wal-archive", "--endpoint-url", "http://s3:9000/a%b",
+                                  "s3://backups/shop", "db"};
+  identity.wal_archive_check = {"barman-cloud-check-wal-archive", "s3://backups/shop", "db"};
+  auto command = postgres_command(identity, false);
+  auto has = [&](const std::string& setting) {
+    return std::find(command.begin(), command.end(), setting) != command.end();
+  };
+  CHECK(has("archive_mode=on"));
+  CHECK(has("archive_timeout=60s"));
+  // Each word quoted for the shell, a literal % doubled for archive_command, the segment's path last.
+  CHECK(
+      has("archive_command=test -f '/run/opctl/wal-archive-allowed' && 'barman-cloud-wal-archive' "
+          "'--endpoint-url' 'http://s3:9000/a%%b' 's3://backups/shop' 'db' %p"));
+}
+
 TEST_CASE("replication limits leave a sender and a slot for every replica of the largest Cluster, twice over",
           "[instance]") {
   InstanceIdentity identity;

@@ -65,7 +65,7 @@ TEST_CASE("given bad fields, validate() reports each with file:line and field pa
   CHECK(has("backup.yaml:10: spec.method: \"pg_dumpall\" is not one of pg_basebackup, pg_dump"));
   CHECK(has("backup.yaml:12: spec.retention.keep: must be at least 1"));
   CHECK(has("backup.yaml:13: spec.retention.maxAge: must be a duration"));
-  CHECK(has("backup.yaml:14: spec.target: exactly one of pvc, volume must be set"));
+  CHECK(has("backup.yaml:14: spec.target: exactly one of pvc, volume, objectStore must be set"));
   CHECK(has("backup.yaml:17: spec.colour: unknown field \"colour\""));
   CHECK(problems.size() == 8);
 }
@@ -161,7 +161,7 @@ TEST_CASE("the Backup CRD comes from the same schema: enums, defaults, minimums 
   CHECK(spec["properties"]["suspend"]["default"] == false);
   CHECK(spec["properties"]["retention"]["properties"]["keep"]["minimum"] == 1);
   CHECK(spec["properties"]["target"]["x-kubernetes-validations"][0]["rule"] ==
-        "(has(self.pvc) ? 1 : 0) + (has(self.volume) ? 1 : 0) == 1");
+        "(has(self.pvc) ? 1 : 0) + (has(self.volume) ? 1 : 0) + (has(self.objectStore) ? 1 : 0) == 1");
   CHECK(spec["properties"]["target"]["properties"]["volume"]["x-kubernetes-preserve-unknown-fields"] == true);
   const Json& conditions =
       version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["conditions"];

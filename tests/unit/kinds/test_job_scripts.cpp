@@ -49,8 +49,18 @@ std::vector<Script> every_job_script() {
   db.name = "db";
   db.namespace_name = "shop";
   Json volume = {{"persistentVolumeClaim", {{"claimName", "backup-store"}}}};
-  collect("restore", cluster_kind::build_restore_job(db, {1, "nightly", volume})["spec"]["template"]["spec"],
+  collect("restore",
+          cluster_kind::build_restore_job(
+              db, {1, "nightly", volume, std::nullopt, ""})["spec"]["template"]["spec"],
           scripts);
+  opctl::kinds::ObjectStore store;
+  store.destination_path = "s3://backups/shop";
+  store.access_key_id = {"s3-keys", "id"};
+  store.secret_access_key = {"s3-keys", "secret"};
+  collect(
+      "restore-from-store",
+      cluster_kind::build_restore_job(db, {1, "offsite", Json(), store, "db"})["spec"]["template"]["spec"],
+      scripts);
   cluster_kind::MajorUpgradeStatus upgrade{"img:15", "img:17", 15, 17, "db-1", "db-upgrade-17", "Upgrading"};
   collect("major-upgrade", cluster_kind::build_major_upgrade_job(db, upgrade)["spec"]["template"]["spec"],
           scripts);
@@ -64,7 +74,8 @@ std::vector<Script> every_job_script() {
 
 TEST_CASE("every Job script parses with sh -n", "[kinds][scripts]") {
   auto scripts = every_job_script();
-  REQUIRE(scripts.size() == 5);  // backup, restore, copy-old-binaries + pg-upgrade, final-backup
+  // backup, restore (from a volume and from a store), copy-old-binaries + pg-upgrade, final-backup
+  REQUIRE(scripts.size() == 6);
   for (const auto& script : scripts) {
     INFO(script.where);
     opctl::process::ProcessOptions options;

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <map>
 
 #include "cluster_world.hpp"
 #include "model/base64.hpp"
@@ -263,4 +264,38 @@ TEST_CASE(
   CHECK(missing.pod("db-1")["metadata"]["annotations"].value("opctl.io/pod-spec-hash", "") == plain_hash);
   CHECK(missing.condition("Degraded"));
   CHECK(missing.reason("Degraded") == "BackupNotFound");
+}
+
+TEST_CASE("with walArchive naming an object-store Backup the instances get its archive command, keys and CA",
+          "[cluster][children]") {
+  World world(three_instances());
+  world.set_spec("walArchive", {{"backup", "offsite"}});
+  world.related = {Json::parse(R"({"apiVersion": "opctl.io/v1alpha1", "kind": "Backup",
+      "metadata": {"name": "offsite", "namespace": "shop"},
+      "spec": {"cluster": "db", "target": {"objectStore": {
+        "destinationPath": "s3://backups/shop", "endpointURL": "https://10.213.0.1:9443",
+        "endpointCA": {"name": "s3-ca", "key": "ca.crt"}, "wal": {"compression": "gzip"},
+        "s3Credentials": {"accessKeyId": {"name": "s3-keys", "key": "id"},
+                          "secretAccessKey": {"name": "s3-keys", "key": "secret"}}}}}})")};
+  world.pass();
+  Json& pod = world.pod("db-1");
+  const Json& container = pod["spec"]["containers"][0];
+  std::map<std::string, Json> env;
+  for (const auto& variable : container["env"])
+    env[variable["name"].get<std::string>()] = variable;
+  CHECK(Json::parse(env["OPCTL_WAL_ARCHIVE_COMMAND"]["value"].get<std::string>()) ==
+        Json::array({"barman-cloud-wal-archive", "--cloud-provider", "aws-s3", "--endpoint-url",
+                     "https://10.213.0.1:9443", "--gzip", "s3://backups/shop", "db"}));
+  CHECK(Json::parse(env["OPCTL_WAL_ARCHIVE_CHECK"]["value"].get<std::string>())[0] ==
+        "barman-cloud-check-wal-archive");
+  // The keys are references to the Secret, never values.
+  CHECK(env["AWS_ACCESS_KEY_ID"]["valueFrom"]["secretKeyRef"]["name"] == "s3-keys");
+  CHECK_FALSE(env["AWS_SECRET_ACCESS_KEY"].contains("value"));
+  CHECK(env["AWS_CA_BUNDLE"]["value"] == "/etc/opctl/object-store-ca/ca.crt");
+  CHECK(env.count("OPCTL_WAL_ARCHIVE_DIR") == 0);
+  CHECK(container["volumeMounts"].back()["mountPath"] == "/etc/opctl/object-store-ca");
+  CHECK(pod["spec"]["volumes"].back()["secret"]["secretName"] == "s3-ca");
+  for (const auto& volume : pod["spec"]["volumes"])
+    CHECK(volume["name"] != "backups");
+  CHECK_FALSE(world.condition("Degraded"));
 }
