@@ -193,6 +193,20 @@ class PgCluster:
                 pytest.fail(f"after {count} passes in {timeout}s: not yet {what}\n{self.describe()}")
             time.sleep(interval)
 
+    def passes_until_deleted(self, timeout=300):
+        """Passes (its manifest gone from the directory) until the Cluster is deleted: its finalizer's final backup
+        first. Once it is gone, a pass may exit 3: its Backup is Degraded (ClusterNotFound)."""
+        deadline = time.time() + timeout
+        while self.cluster.exists("clusters.opctl.io", self.name, "-n", self.namespace):
+            # No --name: the suite's opctl.yaml names the set whose prune deletes the Cluster.
+            result = self.cluster.reconcile("--path", str(self.root))
+            still_there = self.cluster.exists("clusters.opctl.io", self.name, "-n", self.namespace)
+            assert result.returncode == 0 or (result.returncode == 3 and not still_there), \
+                result.stdout + result.stderr
+            assert time.time() < deadline, \
+                f"the Cluster is still there after {timeout} s: {result.stdout}{result.stderr}"
+            time.sleep(1)
+
     def settle(self, timeout=300, what="Healthy"):
         """Passes until phase Healthy, every instance Ready and every replica streaming from the primary."""
         return self.passes_until(self.healthy_and_streaming, what, timeout=timeout)
