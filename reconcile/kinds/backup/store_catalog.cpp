@@ -56,8 +56,9 @@ Json artifact_of(const StoreBackup& backup) {
               {"startLsn", backup.begin_lsn},
               {"endLsn", backup.end_lsn},
               {"startWalFile", backup.begin_wal},
-              {"endWalFile", backup.end_wal},
-              {"sizeBytes", backup.size_bytes}};
+              {"endWalFile", backup.end_wal}};
+  // Barman Cloud records no size for a backup it uploaded: none is better than a 0 that reads as empty.
+  if (backup.size_bytes > 0) out["sizeBytes"] = backup.size_bytes;
   if (!backup.name.empty()) out["backupName"] = backup.name;
   if (backup.begin_time) out["startTime"] = format_time(*backup.begin_time);
   if (backup.end_time) out["endTime"] = format_time(*backup.end_time);
@@ -158,10 +159,8 @@ Json store_termination_message(const StoreBackup& taken, const std::vector<Store
   for (auto it = left.rbegin(); it != left.rend(); ++it) {
     if (it->status != "DONE") continue;
     ++count;
-    Json entry = {{"name", it->id},
-                  {"method", "barman-cloud"},
-                  {"pgMajor", it->server_version / 10000},
-                  {"sizeBytes", it->size_bytes}};
+    Json entry = {{"name", it->id}, {"method", "barman-cloud"}, {"pgMajor", it->server_version / 10000}};
+    if (it->size_bytes > 0) entry["sizeBytes"] = it->size_bytes;
     if (it->end_time) entry["endTime"] = format_time(*it->end_time);
     std::string entry_text = entry.dump();
     // Kubernetes keeps 4096 bytes of a termination message; the artifact itself takes about 500.

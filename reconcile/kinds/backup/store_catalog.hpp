@@ -54,7 +54,8 @@ std::optional<StoreBackup> pick_backup(const std::vector<StoreBackup>& backups,
 // "artifacts": [...completed, newest first, cut short to fit 4096 bytes],
 // "artifactCount": n}. An artifact: name (the backup id), backupName, method
 // "barman-cloud", pgMajor, timeline, startLsn, endLsn, startWalFile, endWalFile,
-// startTime, endTime, sizeBytes.
+// startTime, endTime, and sizeBytes when the store knows it (Barman Cloud does not record one for its
+// uploads).
 model::Json store_termination_message(const StoreBackup& taken, const std::vector<StoreBackup>& left);
 
 }  // namespace opctl::kinds::backup

@@ -77,6 +77,11 @@ TEST_CASE("the termination message: the backup taken, and what is left, newest f
   CHECK(message["artifact"]["timeline"] == 2);
   CHECK(message["artifact"]["startWalFile"] == "00000002000000000000000B");
   CHECK(message["artifact"]["endTime"] == "2026-12-04T03:00:45Z");
+  CHECK(message["artifact"]["sizeBytes"] == 41457280);
+  // Barman Cloud's own uploads record no size: none is reported rather than 0.
+  auto unsized = backups[3];
+  unsized.size_bytes = 0;
+  CHECK_FALSE(store_termination_message(unsized, {})["artifact"].contains("sizeBytes"));
   CHECK(message["artifactCount"] == 3);
   REQUIRE(message["artifacts"].size() == 3);
   CHECK(message["artifacts"][0]["name"] == "20261204T030000");
