@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kinds/cluster/cluster_spec.hpp"
+#include "kinds/object_store.hpp"
 
 namespace opctl::instance {
 
@@ -95,12 +96,8 @@ std::string archive_command(const std::string& directory, const std::string& all
 
 std::string store_archive_command(const std::vector<std::string>& argv, const std::string& allowed) {
   std::string command = "test -f " + shell_quote(allowed) + " &&";
-  for (const auto& word : argv) {
-    std::string escaped;
-    for (char c : word)
-      escaped += c == '%' ? std::string("%%") : std::string(1, c);
-    command += " " + shell_quote(escaped);
-  }
+  for (const auto& word : argv)
+    command += " " + kinds::command_word(word);
   return command + " %p";
 }
 

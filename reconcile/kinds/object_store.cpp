@@ -118,15 +118,14 @@ std::vector<std::string> read_argv(const char* tool, const ObjectStore& store) {
   return argv;
 }
 
-// A POSIX shell word that PostgreSQL's %-expansion leaves alone.
+}  // namespace
+
 std::string command_word(const std::string& text) {
   std::string quoted = "'";
   for (char c : text)
     quoted += c == '\'' ? std::string("'\\''") : c == '%' ? std::string("%%") : std::string(1, c);
   return quoted + "'";
 }
-
-}  // namespace
 
 std::vector<std::string> backup_list_argv(const ObjectStore& store, const std::string& server_name) {
   std::vector<std::string> argv = read_argv("barman-cloud-backup-list", store);

@@ -83,6 +83,10 @@ std::vector<std::string> wal_archive_check_argv(const ObjectStore& store, const 
 std::vector<std::string> backup_list_argv(const ObjectStore& store, const std::string& server_name);
 // barman-cloud-restore's argv, less the backup id and the directory.
 std::vector<std::string> store_restore_argv(const ObjectStore& store, const std::string& server_name);
+// A POSIX shell word in a command PostgreSQL runs (archive_command,
+// restore_command): single-quoted, and a literal % written %% so that
+// PostgreSQL's %p/%f expansion leaves it alone.
+std::string command_word(const std::string& text);
 // A restore_command for PostgreSQL: barman-cloud-wal-restore fetching %f into
 // %p from SERVER's archive, each word quoted for the shell, a literal %
 // written %%.
